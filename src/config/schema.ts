@@ -1,0 +1,189 @@
+import { z } from "zod";
+
+/**
+ * The whole configuration, as one zod schema. `config/default.yaml` documents every option;
+ * environment variables (DESIGN.md) override the file. Every option has a safe default so the
+ * daemon runs with only the key, the Slack token, SLACK_CHANNEL and the roster file set.
+ */
+
+const DURATION_UNITS: Record<string, number> = { ms: 0.001, s: 1, m: 60, h: 3600, d: 86400 };
+
+/** A duration as seconds: a number of seconds, or a string like `90s`, `5m`, `24h`, `7d`. */
+export const durationSeconds = z.union([z.number().nonnegative(), z.string()]).transform((value, ctx) => {
+  if (typeof value === "number") return value;
+  const match = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?\s*$/.exec(value);
+  if (!match) {
+    ctx.addIssue({ code: "custom", message: `expected a duration such as 90s, 5m, 24h or 7d, got "${value}"` });
+    return z.NEVER;
+  }
+  return Number(match[1]) * (DURATION_UNITS[match[2] ?? "s"] ?? 1);
+});
+
+const riskLevel = z.enum(["low", "watch", "high"]);
+export const CHANGE_TYPES = [
+  "profile_update",
+  "headline_change",
+  "title_change",
+  "open_to_work",
+  "new_skills",
+  "location_change",
+  "photo_or_summary",
+  "edit_activity",
+  "experience_change",
+  "employee_departed",
+] as const;
+const changeType = z.enum(CHANGE_TYPES);
+
+const slackChannel = z
+  .string()
+  .min(1)
+  .regex(/^[#@]?[A-Za-z0-9._-]+$/, "expected a channel name like #hr-alerts or a channel id like C0123456789");
+
+export const routeSchema = z.strictObject({
+  /** Shown in logs and metrics. */
+  name: z.string().min(1).optional(),
+  lens: z.enum(["retention", "poaching", "both"]).default("both"),
+  minRiskScore: z.number().min(0).max(1).optional(),
+  minRiskLevel: riskLevel.optional(),
+  changeTypes: z.array(changeType).optional(),
+  departments: z.array(z.string().min(1)).optional(),
+  locations: z.array(z.string().min(1)).optional(),
+  competitorIds: z.array(z.number().int().positive()).optional(),
+  channel: slackChannel,
+});
+export type AlertRoute = z.infer<typeof routeSchema>;
+
+const columnName = z.string().min(1);
+export const columnMappingSchema = z.strictObject({
+  profileUrl: z.array(columnName).min(1),
+  employeeId: z.array(columnName).default([]),
+  name: z.array(columnName).default([]),
+  firstName: z.array(columnName).default([]),
+  lastName: z.array(columnName).default([]),
+  email: z.array(columnName).default([]),
+  department: z.array(columnName).default([]),
+  title: z.array(columnName).default([]),
+  location: z.array(columnName).default([]),
+  managerEmail: z.array(columnName).default([]),
+  status: z.array(columnName).default([]),
+  terminationDate: z.array(columnName).default([]),
+});
+export type ColumnMapping = z.infer<typeof columnMappingSchema>;
+
+export const configSchema = z.strictObject({
+  api: z
+    .strictObject({
+      /** Base URL including /api/v1. RETENTION_API_URL. */
+      url: z.url({ protocol: /^https?$/ }).optional(),
+      /** RETENTION_API_KEY. Prefer the environment to the file. */
+      key: z.string().min(1).optional(),
+      requestsPerMinute: z.number().int().min(1).max(10_000).default(120),
+      /** Share of the per-minute budget kept for polling so a big reconcile never delays alerts. */
+      pollingReservedShare: z.number().min(0).max(0.9).default(0.25),
+      timeoutSeconds: durationSeconds.default(10),
+      maxRetries: z.number().int().min(0).max(20).default(5),
+    })
+    .prefault({}),
+  slack: z
+    .strictObject({
+      /** SLACK_BOT_TOKEN. */
+      token: z.string().min(1).optional(),
+      /** SLACK_API_URL: Web API base, for the demo and tests. */
+      apiUrl: z.url({ protocol: /^https?$/ }).default("https://slack.com/api/"),
+      /** SLACK_CHANNEL: every alert goes here when no routes are configured. */
+      channel: slackChannel.optional(),
+      /** SLACK_OPS_CHANNEL: reconcile reports and operational warnings. */
+      opsChannel: slackChannel.optional(),
+      messagesPerSecondPerChannel: z.number().positive().max(10).default(1),
+    })
+    .prefault({}),
+  state: z
+    .strictObject({
+      /** RETENTION_SYNC_STATE: the SQLite state database. */
+      path: z.string().min(1).default("./state/retention-sync.sqlite"),
+    })
+    .prefault({}),
+  alerts: z
+    .strictObject({
+      enabled: z.boolean().default(true),
+      pollInterval: durationSeconds.default(60),
+      /** Poll interval used as a backstop while the webhook receiver is on. */
+      backstopPollInterval: durationSeconds.default(900),
+      /** First run with no cursor starts this far back, never the whole history. */
+      initialLookback: durationSeconds.default(86_400),
+      /** More alerts than this for one channel in one pass become one digest message. */
+      digestThreshold: z.number().int().min(1).default(10),
+      /** How long delivered change ids are remembered for dedupe. */
+      dedupeRetention: durationSeconds.default(30 * 86_400),
+      /** Dashboard base URL used for links when a change carries none. */
+      dashboardUrl: z.url().optional(),
+      routes: z.array(routeSchema).default([]),
+      managerDm: z.strictObject({ enabled: z.boolean().default(false) }).prefault({}),
+      webhook: z
+        .strictObject({
+          enabled: z.boolean().default(false),
+          host: z.string().default("0.0.0.0"),
+          port: z.number().int().min(1).max(65_535).default(9401),
+          path: z.string().startsWith("/").default("/webhooks/retention"),
+          /** RETENTION_WEBHOOK_SECRETS (comma-separated): several during a rotation. */
+          secrets: z.array(z.string().min(1)).default([]),
+          toleranceSeconds: z.number().int().min(1).default(300),
+        })
+        .prefault({}),
+    })
+    .prefault({}),
+  roster: z
+    .strictObject({
+      /** Off when no file is configured. */
+      enabled: z.boolean().default(true),
+      /** HRIS_ROSTER_FILE. */
+      file: z.string().min(1).optional(),
+      format: z.enum(["auto", "csv", "json", "ndjson"]).default("auto"),
+      /** A built-in mapping name (generic, bamboohr, workday) or explicit columns. */
+      mapping: z.union([z.enum(["generic", "bamboohr", "workday"]), columnMappingSchema]).default("generic"),
+      schedule: z.string().min(1).default("0 2 * * *"),
+      timezone: z.string().min(1).default("UTC"),
+      runOnStart: z.boolean().default(false),
+      runOnFileChange: z.boolean().default(false),
+      include: z
+        .strictObject({
+          /** Employment statuses in scope (case-insensitive); rows with no status column are in scope. */
+          statuses: z.array(z.string().min(1)).default(["active", "on leave", "leave", "employed"]),
+          departments: z.array(z.string().min(1)).default([]),
+          locations: z.array(z.string().min(1)).default([]),
+        })
+        .prefault({}),
+      /** People in these departments are added untracked (on the roster, no seat). */
+      untrackedDepartments: z.array(z.string().min(1)).default([]),
+      /** When capped, adds in these departments go first, in this order; then file order. */
+      priorityDepartments: z.array(z.string().min(1)).default([]),
+      archiveUnknown: z.boolean().default(false),
+      archiveAfterMissingRuns: z.number().int().min(1).default(2),
+      maxArchivePercent: z.number().min(0).max(100).default(10),
+      maxArchiveCount: z.number().int().min(0).default(50),
+      /** Standing approval to pass the mass-archive guard (like --allow-mass-archive). */
+      approveMassArchive: z.boolean().default(false),
+      /** Erase people archived for longer than this many days; off when absent. */
+      eraseArchivedAfterDays: z.number().int().min(1).optional(),
+      maxSeats: z.number().int().min(0).optional(),
+      maxMonthlyUsd: z.number().min(0).optional(),
+    })
+    .prefault({}),
+  daemon: z
+    .strictObject({
+      /** OPS_PORT: health and metrics server. */
+      port: z.number().int().min(0).max(65_535).default(9400),
+      host: z.string().default("0.0.0.0"),
+      shutdownGraceSeconds: z.number().int().min(1).default(20),
+    })
+    .prefault({}),
+  log: z
+    .strictObject({
+      /** LOG_LEVEL. */
+      level: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+    })
+    .prefault({}),
+});
+
+export type ConfigInput = z.input<typeof configSchema>;
+export type Config = z.infer<typeof configSchema>;

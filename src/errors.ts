@@ -1,0 +1,232 @@
+/**
+ * The one error hierarchy of retention-sync. Callers branch on the class or on `code`,
+ * never on message text. Every error knows the process exit code it maps to (DESIGN.md).
+ */
+
+/** The ten error codes of spec 2.1. */
+export const SERVICE_ERROR_CODES = [
+  "INVALID_BODY",
+  "SUBSCRIPTION_INACTIVE",
+  "TRIAL_LIMIT_REACHED",
+  "SEAT_CHARGE_FAILED",
+  "INSUFFICIENT_SCOPE",
+  "EMPLOYEE_EXISTS",
+  "COMPETITOR_IDENTITY_MISMATCH",
+  "SEAT_QUOTA_EXCEEDED",
+  "ROW_QUOTA_EXCEEDED",
+  "SEAT_RESERVATION_BUSY",
+] as const;
+export type ServiceErrorCode = (typeof SERVICE_ERROR_CODES)[number];
+
+export function isServiceErrorCode(value: unknown): value is ServiceErrorCode {
+  return typeof value === "string" && (SERVICE_ERROR_CODES as readonly string[]).includes(value);
+}
+
+export const EXIT_OK = 0;
+export const EXIT_RUNTIME = 1;
+export const EXIT_USAGE = 2;
+export const EXIT_PARTIAL = 3;
+export type ExitCode = typeof EXIT_OK | typeof EXIT_RUNTIME | typeof EXIT_USAGE | typeof EXIT_PARTIAL;
+
+/** Base of every error this program raises on purpose. */
+export abstract class RetentionSyncError extends Error {
+  abstract readonly exitCode: ExitCode;
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
+/** Bad command line: unknown command or flag. */
+export class UsageError extends RetentionSyncError {
+  readonly exitCode = EXIT_USAGE;
+}
+
+export interface ConfigIssue {
+  /** Dotted path of the offending option, e.g. `roster.maxArchivePercent`, or the env variable. */
+  readonly path: string;
+  readonly message: string;
+}
+
+/** Invalid configuration: every problem at once, each with its path and what is expected. */
+export class ConfigError extends RetentionSyncError {
+  readonly exitCode = EXIT_USAGE;
+  readonly issues: readonly ConfigIssue[];
+  constructor(source: string, issues: readonly ConfigIssue[], options?: { cause?: unknown }) {
+    const lines = issues.map((i) => `  - ${i.path}: ${i.message}`);
+    super(`Invalid configuration (${source}):\n${lines.join("\n")}`, options);
+    this.issues = issues;
+  }
+}
+
+/** Input rejected locally before any request was sent (page size, bulk size, sensitivity...). */
+export class LocalValidationError extends RetentionSyncError {
+  readonly exitCode = EXIT_USAGE;
+  readonly parameter: string;
+  constructor(parameter: string, message: string) {
+    super(`${parameter}: ${message}`);
+    this.parameter = parameter;
+  }
+}
+
+export interface ApiErrorInit {
+  readonly status: number;
+  readonly code?: ServiceErrorCode | undefined;
+  readonly message: string;
+  readonly method: string;
+  readonly path: string;
+  readonly retryAfterSeconds?: number | undefined;
+  /** The parsed error body, for fields the spec leaves unnamed (e.g. the 409 mismatch's real company). */
+  readonly body?: unknown;
+}
+
+/** The service answered with an HTTP error status. */
+export class ApiError extends RetentionSyncError {
+  readonly exitCode: ExitCode = EXIT_RUNTIME;
+  readonly status: number;
+  readonly code: ServiceErrorCode | undefined;
+  readonly method: string;
+  readonly path: string;
+  readonly retryAfterSeconds: number | undefined;
+  readonly body: unknown;
+  constructor(init: ApiErrorInit) {
+    super(`${init.method} ${init.path} failed with ${init.status}${init.code ? ` ${init.code}` : ""}: ${init.message}`);
+    this.status = init.status;
+    this.code = init.code;
+    this.method = init.method;
+    this.path = init.path;
+    this.retryAfterSeconds = init.retryAfterSeconds;
+    this.body = init.body;
+  }
+}
+
+/** 400 INVALID_BODY. */
+export class InvalidRequestError extends ApiError {}
+/** 401: missing, malformed, unknown or revoked key. */
+export class AuthenticationError extends ApiError {
+  override readonly exitCode = EXIT_USAGE;
+}
+/** 402: SUBSCRIPTION_INACTIVE, TRIAL_LIMIT_REACHED or SEAT_CHARGE_FAILED. Never retried in-process. */
+export class PaymentRequiredError extends ApiError {}
+/** 403 INSUFFICIENT_SCOPE. */
+export class PermissionError extends ApiError {
+  override readonly exitCode = EXIT_USAGE;
+}
+/** 404: missing or outside the key's reach. */
+export class NotFoundError extends ApiError {}
+/** 409 EMPLOYEE_EXISTS or COMPETITOR_IDENTITY_MISMATCH. */
+export class ConflictError extends ApiError {}
+/** 429 without a code: the per-minute request limit. Retried after the full Retry-After. */
+export class RateLimitError extends ApiError {}
+/** 429 SEAT_QUOTA_EXCEEDED or ROW_QUOTA_EXCEEDED: a daily allowance is spent. Never retried in-process. */
+export class QuotaExceededError extends ApiError {}
+/** 503 SEAT_RESERVATION_BUSY. Retried after the full Retry-After. */
+export class SeatReservationBusyError extends ApiError {}
+/** Any other 5xx. */
+export class ServerError extends ApiError {}
+
+/** Maps an HTTP error response to its error class: the one place that knows status -> class. */
+export function apiErrorFromStatus(init: ApiErrorInit): ApiError {
+  const { status, code } = init;
+  if (status === 400) return new InvalidRequestError(init);
+  if (status === 401) return new AuthenticationError(init);
+  if (status === 402) return new PaymentRequiredError(init);
+  if (status === 403) return new PermissionError(init);
+  if (status === 404) return new NotFoundError(init);
+  if (status === 409) return new ConflictError(init);
+  if (status === 429) {
+    return code === "SEAT_QUOTA_EXCEEDED" || code === "ROW_QUOTA_EXCEEDED"
+      ? new QuotaExceededError(init)
+      : new RateLimitError(init);
+  }
+  if (status === 503 && code === "SEAT_RESERVATION_BUSY") return new SeatReservationBusyError(init);
+  if (status >= 500) return new ServerError(init);
+  return new ApiError(init);
+}
+
+/** No HTTP answer at all: DNS, refused or reset connection. */
+export class ApiNetworkError extends RetentionSyncError {
+  readonly exitCode = EXIT_RUNTIME;
+  readonly method: string;
+  readonly path: string;
+  constructor(method: string, path: string, detail: string, options?: { cause?: unknown }) {
+    super(`${method} ${path}: network error: ${detail}`, options);
+    this.method = method;
+    this.path = path;
+  }
+}
+
+/** The request did not complete within the configured timeout. */
+export class ApiTimeoutError extends RetentionSyncError {
+  readonly exitCode = EXIT_RUNTIME;
+  readonly method: string;
+  readonly path: string;
+  readonly timeoutMs: number;
+  constructor(method: string, path: string, timeoutMs: number, options?: { cause?: unknown }) {
+    super(`${method} ${path}: no response within ${timeoutMs} ms`, options);
+    this.method = method;
+    this.path = path;
+    this.timeoutMs = timeoutMs;
+  }
+}
+
+/** A 2xx answer whose body is not what the spec promises (not JSON, or missing required fields). */
+export class ApiResponseError extends RetentionSyncError {
+  readonly exitCode = EXIT_RUNTIME;
+  readonly method: string;
+  readonly path: string;
+  readonly status: number;
+  constructor(method: string, path: string, status: number, detail: string, options?: { cause?: unknown }) {
+    super(`${method} ${path}: unexpected response body (status ${status}): ${detail}`, options);
+    this.method = method;
+    this.path = path;
+    this.status = status;
+  }
+}
+
+/** The HRIS roster file cannot be used at all (unreadable, no header, missing required column). */
+export class RosterFileError extends RetentionSyncError {
+  readonly exitCode = EXIT_USAGE;
+  readonly file: string;
+  constructor(file: string, message: string, options?: { cause?: unknown }) {
+    super(`Roster file ${file}: ${message}`, options);
+    this.file = file;
+  }
+}
+
+/** The state store failed (disk full, locked or corrupt database). */
+export class StoreError extends RetentionSyncError {
+  readonly exitCode = EXIT_RUNTIME;
+}
+
+/** Another instance holds the lock on the same state. */
+export class InstanceLockedError extends RetentionSyncError {
+  readonly exitCode = EXIT_RUNTIME;
+}
+
+/** Slack refused a call; `slackCode` is Slack's `error` string (e.g. `channel_not_found`). */
+export class SlackDeliveryError extends RetentionSyncError {
+  readonly exitCode = EXIT_RUNTIME;
+  readonly slackCode: string;
+  readonly permanent: boolean;
+  constructor(slackCode: string, message: string, permanent: boolean, options?: { cause?: unknown }) {
+    super(message, options);
+    this.slackCode = slackCode;
+    this.permanent = permanent;
+  }
+}
+
+/** Signature missing, malformed, wrong or outside the tolerance window. */
+export class WebhookSignatureError extends RetentionSyncError {
+  readonly exitCode = EXIT_RUNTIME;
+  readonly reason: "missing" | "malformed" | "mismatch" | "stale";
+  constructor(reason: "missing" | "malformed" | "mismatch" | "stale", message: string) {
+    super(message);
+    this.reason = reason;
+  }
+}
+
+/** Exit code for anything thrown out of a command. */
+export function exitCodeOf(error: unknown): ExitCode {
+  return error instanceof RetentionSyncError ? error.exitCode : EXIT_RUNTIME;
+}
