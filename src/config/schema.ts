@@ -1,3 +1,4 @@
+import { validate as isValidCron } from "node-cron";
 import { z } from "zod";
 
 /**
@@ -18,6 +19,15 @@ export const durationSeconds = z.union([z.number().nonnegative(), z.string()]).t
   }
   return Number(match[1]) * (DURATION_UNITS[match[2] ?? "s"] ?? 1);
 });
+
+function isKnownTimezone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat("en-US", { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 const riskLevel = z.enum(["low", "watch", "high"]);
 export const CHANGE_TYPES = [
@@ -141,8 +151,16 @@ export const configSchema = z.strictObject({
       format: z.enum(["auto", "csv", "json", "ndjson"]).default("auto"),
       /** A built-in mapping name (generic, bamboohr, workday) or explicit columns. */
       mapping: z.union([z.enum(["generic", "bamboohr", "workday"]), columnMappingSchema]).default("generic"),
-      schedule: z.string().min(1).default("0 2 * * *"),
-      timezone: z.string().min(1).default("UTC"),
+      schedule: z
+        .string()
+        .min(1)
+        .refine((expression) => isValidCron(expression), 'expected a cron expression such as "0 2 * * *" (02:00 daily)')
+        .default("0 2 * * *"),
+      timezone: z
+        .string()
+        .min(1)
+        .refine(isKnownTimezone, "expected an IANA time zone such as UTC or Europe/Berlin")
+        .default("UTC"),
       runOnStart: z.boolean().default(false),
       runOnFileChange: z.boolean().default(false),
       include: z

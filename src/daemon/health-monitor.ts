@@ -1,0 +1,50 @@
+import { AuthenticationError, PaymentRequiredError, PermissionError } from "../errors.js";
+import { evaluateReadiness, type HealthSignals, type Readiness } from "./readiness.js";
+
+/** Collects the health signals the jobs report and answers readiness from them. */
+export class HealthMonitor {
+  private signals: HealthSignals;
+
+  constructor(
+    private readonly staleAfterMs: number,
+    private readonly clock: () => number = Date.now,
+  ) {
+    this.signals = { storeOk: true, startedAt: clock() };
+  }
+
+  apiSucceeded(): void {
+    this.signals = { ...this.signals, lastApiSuccessAt: this.clock(), quarantine: undefined };
+  }
+
+  /** A failed job: errors an operator must fix quarantine the daemon until a later call succeeds. */
+  apiFailed(error: unknown): void {
+    const reason = error instanceof Error ? error.message : String(error);
+    this.signals = {
+      ...this.signals,
+      lastApiFailureAt: this.clock(),
+      lastApiFailure: reason,
+      quarantine: needsOperator(error) ? reason : this.signals.quarantine,
+    };
+  }
+
+  storeFailed(error: unknown): void {
+    this.signals = {
+      ...this.signals,
+      storeOk: false,
+      storeError: error instanceof Error ? error.message : String(error),
+    };
+  }
+
+  storeRecovered(): void {
+    this.signals = { ...this.signals, storeOk: true, storeError: undefined };
+  }
+
+  readiness(): Readiness {
+    return evaluateReadiness(this.signals, this.clock(), this.staleAfterMs);
+  }
+}
+
+function needsOperator(error: unknown): boolean {
+  if (error instanceof AuthenticationError || error instanceof PermissionError) return true;
+  return error instanceof PaymentRequiredError && error.code === "SUBSCRIPTION_INACTIVE";
+}

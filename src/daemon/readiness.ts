@@ -1,0 +1,45 @@
+/** What the ops server knows about the daemon's health, updated by the jobs as they run. */
+export interface HealthSignals {
+  readonly storeOk: boolean;
+  readonly storeError?: string | undefined;
+  /** Last time a call to the service succeeded (any job). */
+  readonly lastApiSuccessAt?: number | undefined;
+  /** Last failure of a call to the service, with a human reason. */
+  readonly lastApiFailureAt?: number | undefined;
+  readonly lastApiFailure?: string | undefined;
+  /** Set when an operator must act (revoked key, read-only key, inactive subscription): retrying cannot help. */
+  readonly quarantine?: string | undefined;
+  readonly startedAt: number;
+}
+
+export interface Readiness {
+  readonly ready: boolean;
+  readonly reason: string;
+}
+
+/**
+ * Ready means: the store works, the service answered recently (or the daemon is still in its
+ * start-up grace), and nothing needs an operator. Pure so the rules are testable without a server.
+ */
+export function evaluateReadiness(signals: HealthSignals, now: number, staleAfterMs: number): Readiness {
+  if (!signals.storeOk)
+    return { ready: false, reason: `state store unavailable: ${signals.storeError ?? "unknown error"}` };
+  if (signals.quarantine) return { ready: false, reason: `needs operator action: ${signals.quarantine}` };
+  const lastSuccess = signals.lastApiSuccessAt;
+  const lastFailure = signals.lastApiFailureAt;
+  if (lastFailure !== undefined && (lastSuccess === undefined || lastFailure > lastSuccess)) {
+    return { ready: false, reason: `service unreachable or failing: ${signals.lastApiFailure ?? "unknown error"}` };
+  }
+  if (lastSuccess === undefined) {
+    return now - signals.startedAt <= staleAfterMs
+      ? { ready: true, reason: "starting" }
+      : { ready: false, reason: "no successful call to the service since start" };
+  }
+  if (now - lastSuccess > staleAfterMs) {
+    return {
+      ready: false,
+      reason: `no successful call to the service for ${Math.round((now - lastSuccess) / 1000)} s`,
+    };
+  }
+  return { ready: true, reason: "ok" };
+}

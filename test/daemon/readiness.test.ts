@@ -1,0 +1,69 @@
+import { describe, expect, it } from "vitest";
+import { HealthMonitor } from "../../src/daemon/health-monitor.js";
+import { evaluateReadiness } from "../../src/daemon/readiness.js";
+import { AuthenticationError, PaymentRequiredError, ServerError } from "../../src/errors.js";
+
+const STALE = 60_000;
+
+describe("evaluateReadiness", () => {
+  it("is ready during the start-up grace and not after it without a success", () => {
+    expect(evaluateReadiness({ storeOk: true, startedAt: 0 }, 1_000, STALE)).toEqual({
+      ready: true,
+      reason: "starting",
+    });
+    expect(evaluateReadiness({ storeOk: true, startedAt: 0 }, STALE + 1, STALE).ready).toBe(false);
+  });
+
+  it("turns not ready on a failure newer than the last success, and ready again after a success", () => {
+    const failing = {
+      storeOk: true,
+      startedAt: 0,
+      lastApiSuccessAt: 10,
+      lastApiFailureAt: 20,
+      lastApiFailure: "ECONNREFUSED",
+    };
+    expect(evaluateReadiness(failing, 30, STALE)).toEqual({
+      ready: false,
+      reason: "service unreachable or failing: ECONNREFUSED",
+    });
+    expect(evaluateReadiness({ ...failing, lastApiSuccessAt: 25 }, 30, STALE).ready).toBe(true);
+  });
+
+  it("turns not ready when the last success is too old or the store is down", () => {
+    expect(evaluateReadiness({ storeOk: true, startedAt: 0, lastApiSuccessAt: 0 }, STALE + 1, STALE).ready).toBe(false);
+    const down = evaluateReadiness({ storeOk: false, storeError: "SQLITE_FULL", startedAt: 0 }, 1, STALE);
+    expect(down).toEqual({ ready: false, reason: "state store unavailable: SQLITE_FULL" });
+  });
+});
+
+describe("HealthMonitor", () => {
+  const apiError = { status: 0, message: "m", method: "GET", path: "/me" };
+  it("quarantines on errors only an operator can fix and lifts it after a success", () => {
+    let now = 1_000;
+    const health = new HealthMonitor(STALE, () => now);
+    health.apiSucceeded();
+    now += 10;
+    health.apiFailed(new AuthenticationError({ ...apiError, status: 401 }));
+    expect(health.readiness()).toMatchObject({
+      ready: false,
+      reason: expect.stringContaining("needs operator action"),
+    });
+    now += 10;
+    health.apiSucceeded();
+    expect(health.readiness().ready).toBe(true);
+  });
+
+  it("does not quarantine on transient failures, nor on a trial cap", () => {
+    let now = 1_000;
+    const health = new HealthMonitor(STALE, () => now);
+    health.apiFailed(new ServerError({ ...apiError, status: 502 }));
+    expect(health.readiness().reason).toMatch(/^service unreachable/);
+    now += 10;
+    health.apiFailed(new PaymentRequiredError({ ...apiError, status: 402, code: "TRIAL_LIMIT_REACHED" }));
+    now += 10;
+    health.apiSucceeded();
+    expect(health.readiness().ready).toBe(true);
+    health.apiFailed(new PaymentRequiredError({ ...apiError, status: 402, code: "SUBSCRIPTION_INACTIVE" }));
+    expect(health.readiness().reason).toMatch(/needs operator action/);
+  });
+});
