@@ -1,0 +1,176 @@
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { knownKeysAt } from "../../src/config/describe-issues.js";
+import { ENV_OVERRIDES } from "../../src/config/env-overrides.js";
+import { loadConfig } from "../../src/config/load-config.js";
+import { configSchema } from "../../src/config/schema.js";
+import { ConfigError } from "../../src/errors.js";
+
+const dir = mkdtempSync(join(tmpdir(), "rs-config-"));
+let counter = 0;
+function yamlFile(text: string): string {
+  counter += 1;
+  const file = join(dir, `config-${counter}.yaml`);
+  writeFileSync(file, text);
+  return file;
+}
+
+function configError(run: () => unknown): ConfigError {
+  try {
+    run();
+  } catch (error) {
+    if (error instanceof ConfigError) return error;
+    throw error;
+  }
+  throw new Error("expected a ConfigError");
+}
+
+const MINIMAL_ENV = {
+  RETENTION_API_KEY: "rk_live_minimal_key",
+  SLACK_BOT_TOKEN: "xoxb-minimal-token",
+  SLACK_CHANNEL: "#hr-alerts",
+  HRIS_ROSTER_FILE: "/data/hris.csv",
+};
+
+describe("loadConfig", () => {
+  it("config/default.yaml parses to exactly the schema defaults", () => {
+    expect(loadConfig({ file: "config/default.yaml", env: {} })).toEqual(configSchema.parse({}));
+  });
+
+  it("config/default.yaml mentions every option of the schema, with the env variable that overrides it", () => {
+    const text = readFileSync("config/default.yaml", "utf8");
+    const missing: string[] = [];
+    const walk = (path: string[]) => {
+      for (const key of knownKeysAt(configSchema, path)) {
+        if (!new RegExp(`^\\s*#?\\s*(- )?${key}:`, "m").test(text)) missing.push([...path, key].join("."));
+        // routes are an array of objects: describe their keys through the example
+        const child = key === "routes" ? [...path, key, 0] : [...path, key];
+        walk(child as string[]);
+      }
+    };
+    walk([]);
+    expect(missing).toEqual([]);
+    for (const { env } of ENV_OVERRIDES) expect(text).toContain(env);
+  });
+
+  it("works with no config file and only the four essential variables", () => {
+    const config = loadConfig({ env: MINIMAL_ENV });
+    expect(config.api.key).toBe("rk_live_minimal_key");
+    expect(config.slack.token).toBe("xoxb-minimal-token");
+    expect(config.slack.channel).toBe("#hr-alerts");
+    expect(config.roster.file).toBe("/data/hris.csv");
+    expect(config.daemon.port).toBe(configSchema.parse({}).daemon.port);
+  });
+
+  it("finds the file through RETENTION_SYNC_CONFIG, and the explicit file wins", () => {
+    const viaEnv = yamlFile("log:\n  level: debug\n");
+    const explicit = yamlFile("log:\n  level: warn\n");
+    expect(loadConfig({ env: { RETENTION_SYNC_CONFIG: viaEnv } }).log.level).toBe("debug");
+    expect(loadConfig({ file: explicit, env: { RETENTION_SYNC_CONFIG: viaEnv } }).log.level).toBe("warn");
+  });
+
+  it("lets every environment variable override the file", () => {
+    const file = yamlFile(
+      "api:\n  url: https://file.example/api/v1\nslack:\n  channel: '#from-file'\ndaemon:\n  port: 1234\nlog:\n  level: warn\n",
+    );
+    const config = loadConfig({
+      file,
+      env: {
+        RETENTION_API_URL: "https://env.example/api/v1",
+        RETENTION_API_KEY: "k-env-123456",
+        SLACK_BOT_TOKEN: "xoxb-env",
+        SLACK_API_URL: "http://127.0.0.1:9/api/",
+        SLACK_CHANNEL: "#from-env",
+        SLACK_OPS_CHANNEL: "#ops",
+        RETENTION_SYNC_STATE: "/var/lib/rs/state.sqlite",
+        HRIS_ROSTER_FILE: "/data/roster.csv",
+        OPS_PORT: "9500",
+        LOG_LEVEL: "debug",
+        RETENTION_WEBHOOK_SECRETS: "whsec_one, whsec_two,,",
+      },
+    });
+    expect(config.api.url).toBe("https://env.example/api/v1");
+    expect(config.slack).toMatchObject({ channel: "#from-env", opsChannel: "#ops", apiUrl: "http://127.0.0.1:9/api/" });
+    expect(config.state.path).toBe("/var/lib/rs/state.sqlite");
+    expect(config.roster.file).toBe("/data/roster.csv");
+    expect(config.daemon.port).toBe(9500);
+    expect(config.log.level).toBe("debug");
+    expect(config.alerts.webhook.secrets).toEqual(["whsec_one", "whsec_two"]);
+  });
+
+  it("ignores empty environment variables", () => {
+    const config = loadConfig({ env: { LOG_LEVEL: "", OPS_PORT: "  " } });
+    expect(config.log.level).toBe("info");
+  });
+
+  it("returns a deeply frozen config", () => {
+    const config = loadConfig({ env: MINIMAL_ENV });
+    expect(Object.isFrozen(config)).toBe(true);
+    expect(Object.isFrozen(config.roster.include.statuses)).toBe(true);
+    expect(() => {
+      (config.api as { key?: string }).key = "changed";
+    }).toThrow(TypeError);
+  });
+
+  it("reports every invalid field at once, with paths, origins and suggestions", () => {
+    const file = yamlFile(
+      [
+        "roster:",
+        "  maxArchivePercnt: 12",
+        "  maxArchiveCount: -1",
+        "alerts:",
+        "  routes:",
+        "    - channel: 'not a channel!'",
+        "      minRiskLevel: severe",
+        "apiz:",
+        "  url: x",
+      ].join("\n"),
+    );
+    const error = configError(() => loadConfig({ file, env: { OPS_PORT: "ninety", LOG_LEVEL: "loud" } }));
+    const byPath = (fragment: string) => error.issues.find((i) => i.path.includes(fragment));
+    expect(byPath("roster.maxArchivePercnt")?.message).toBe("unknown option — did you mean maxArchivePercent?");
+    expect(byPath("roster.maxArchivePercnt")?.path).toContain(`${file}:2:3`);
+    expect(byPath("roster.maxArchiveCount")?.message).toContain("-1");
+    expect(byPath("alerts.routes[0].channel")?.message).toContain("expected a channel name");
+    expect(byPath("alerts.routes[0].minRiskLevel")).toBeDefined();
+    expect(byPath("apiz")?.message).toBe("unknown option — did you mean api?");
+    expect(byPath("daemon.port")?.path).toContain("OPS_PORT");
+    expect(byPath("log.level")?.path).toContain("LOG_LEVEL");
+    expect(error.issues).toHaveLength(7);
+    for (const issue of error.issues) expect(error.message).toContain(issue.message);
+  });
+
+  it("never echoes a secret value in a config problem", () => {
+    const error = configError(() =>
+      loadConfig({ env: { RETENTION_API_URL: "not a url", SLACK_BOT_TOKEN: "xoxb-secret" } }),
+    );
+    expect(error.issues.map((i) => i.path)).toEqual(["api.url (from RETENTION_API_URL)"]);
+    const keyError = configError(() => loadConfig({ file: yamlFile("api:\n  key: 12345678\n"), env: {} }));
+    expect(keyError.message).not.toContain("12345678");
+  });
+
+  it("reports unknown keys inside an explicit column mapping", () => {
+    const file = yamlFile("roster:\n  mapping:\n    profileUrl: [LinkedIn]\n    deparment: [Dept]\n");
+    const error = configError(() => loadConfig({ file, env: {} }));
+    expect(error.issues.some((i) => i.message.includes("did you mean department?"))).toBe(true);
+  });
+
+  it("names file, line and column of a YAML syntax error", () => {
+    const file = yamlFile("api:\n  url: [unclosed\nslack: {\n");
+    const error = configError(() => loadConfig({ file, env: {} }));
+    expect(error.issues[0]?.path).toMatch(new RegExp(`^${file.replace(/[.]/g, "\\.")}:\\d+:\\d+$`));
+    expect(error.issues[0]?.message).toMatch(/YAML syntax error/);
+  });
+
+  it("reports a missing file and a non-mapping file clearly", () => {
+    expect(configError(() => loadConfig({ file: join(dir, "nope.yaml"), env: {} })).message).toContain(
+      "file not found",
+    );
+    expect(configError(() => loadConfig({ file: yamlFile("- a\n- b\n"), env: {} })).message).toContain(
+      "expected a YAML mapping",
+    );
+    expect(loadConfig({ file: yamlFile("# only comments\n"), env: {} })).toEqual(configSchema.parse({}));
+  });
+});
