@@ -1,0 +1,52 @@
+import { describe, expect, it } from "vitest";
+import { changeIdFromEventId, nextCursor, oldestFirst, selectFresh } from "../../src/alerts/dedupe.js";
+import { DeliveryLedger } from "../../src/alerts/delivery-ledger.js";
+import { openStateStore } from "../../src/store/state-store.js";
+
+describe("dedupe decisions", () => {
+  it("keeps the first of each key not handled before", () => {
+    const items = [{ key: "a" }, { key: "b" }, { key: "a" }, { key: "c" }];
+    const result = selectFresh(items, (i) => i.key, new Set(["c"]));
+    expect(result.fresh.map((i) => i.key)).toEqual(["a", "b"]);
+    expect(result.duplicates).toBe(2);
+  });
+
+  it("reads the change id out of an event id", () => {
+    expect(changeIdFromEventId("evt_1234_2")).toBe(1234);
+    expect(changeIdFromEventId("evt_x_1")).toBeUndefined();
+    expect(changeIdFromEventId("ping_1")).toBeUndefined();
+  });
+
+  it("orders oldest first and never moves the cursor backwards", () => {
+    const items = [
+      { key: "b", detectedAt: "2026-11-23T10:00:00Z" },
+      { key: "a", detectedAt: "2026-11-23T09:00:00Z" },
+      { key: "c", detectedAt: "2026-11-23T10:00:00Z" },
+    ];
+    expect(oldestFirst(items).map((i) => i.key)).toEqual(["a", "b", "c"]);
+    expect(nextCursor(undefined, items)).toBe("2026-11-23T10:00:00.000Z");
+    expect(nextCursor("2026-11-24T00:00:00.000Z", items)).toBe("2026-11-24T00:00:00.000Z");
+    expect(nextCursor("2026-11-20T00:00:00.000Z", [])).toBe("2026-11-20T00:00:00.000Z");
+  });
+});
+
+describe("DeliveryLedger", () => {
+  it("remembers keys and serialises exclusive sections", async () => {
+    const store = await openStateStore(":memory:");
+    const ledger = new DeliveryLedger(store.namespace("alerts.delivered"), 60_000);
+    const order: string[] = [];
+    const claim = (who: string) =>
+      ledger.exclusive(async () => {
+        if (await ledger.has("chg:1")) return false;
+        await new Promise((r) => setTimeout(r, 5));
+        await ledger.record(["chg:1"], 0);
+        order.push(who);
+        return true;
+      });
+    const results = await Promise.all([claim("poller"), claim("webhook")]);
+    expect(results).toEqual([true, false]);
+    expect(order).toEqual(["poller"]);
+    expect(await ledger.handled(["chg:1", "chg:2"])).toEqual(new Set(["chg:1"]));
+    await store.close();
+  });
+});
