@@ -1,0 +1,8 @@
+import { EXIT_RUNTIME, type ExitCode } from "../errors.js";
+import type { CommandIO } from "./command-io.js";
+
+/** Placeholder until the owner of `emulator` lands it. */
+export async function run(io: CommandIO): Promise<ExitCode> {
+  io.stderr.write("retention-sync emulator: not implemented yet\n");
+  return EXIT_RUNTIME;
+}
