@@ -1,0 +1,93 @@
+import type { z } from "zod";
+import { ApiError, RateLimitError } from "../errors.js";
+import type { Logger } from "../logger.js";
+import { parseBody } from "./parse-body.js";
+import type { RateLimiter, RequestPriority } from "./rate-limiter.js";
+import { shouldRetry } from "./retry-policy.js";
+import type { Transport, TransportRequest } from "./transport.js";
+
+export interface ApiCallerOptions {
+  readonly transport: Transport;
+  readonly limiter: RateLimiter;
+  readonly logger: Logger;
+  readonly maxRetries: number;
+  readonly retryBaseDelayMs: number;
+  readonly priority: RequestPriority;
+  readonly sleep: (ms: number) => Promise<void>;
+  readonly random: () => number;
+  readonly now: () => number;
+}
+
+/** Filled in by `call` so an operation can tell a first answer from one after a retry. */
+export interface CallMeta {
+  attempts: number;
+}
+
+/**
+ * Runs one API operation to its end: waits for a token, sends, parses the body with the record
+ * schema, and on failure asks `shouldRetry` (the only retry rule), waiting as it says. A
+ * per-minute 429 also pauses the shared bucket so every client on the key backs off together.
+ */
+export class ApiCaller {
+  constructor(private readonly options: ApiCallerOptions) {}
+
+  async call<T extends z.ZodType>(
+    req: TransportRequest,
+    schema: T,
+    meta: CallMeta = { attempts: 0 },
+  ): Promise<{ status: number; data: z.output<T> }> {
+    const { transport, limiter, logger, maxRetries } = this.options;
+    for (let attempt = 1; ; attempt += 1) {
+      meta.attempts = attempt;
+      await limiter.acquire(this.options.priority, req.signal);
+      const started = this.options.now();
+      try {
+        const response = await transport.send(req);
+        logger.debug(
+          { method: req.method, path: req.path, status: response.status, ms: this.options.now() - started, attempt },
+          "api request",
+        );
+        const data = parseBody(schema, response.data, { method: req.method, path: req.path, status: response.status });
+        return { status: response.status, data };
+      } catch (error) {
+        const status = error instanceof ApiError ? error.status : undefined;
+        logger.debug(
+          {
+            method: req.method,
+            path: req.path,
+            status,
+            ms: this.options.now() - started,
+            attempt,
+            error: error instanceof Error ? error.name : "unknown",
+          },
+          "api request failed",
+        );
+        const decision = shouldRetry({
+          method: req.method,
+          path: req.path,
+          error,
+          attempt,
+          maxRetries,
+          baseDelayMs: this.options.retryBaseDelayMs,
+          random: this.options.random,
+        });
+        if (!decision.retry) throw error;
+        if (error instanceof RateLimitError) limiter.pause(decision.delayMs);
+        logger.warn(
+          {
+            method: req.method,
+            path: req.path,
+            status,
+            code: error instanceof ApiError ? error.code : undefined,
+            attempt,
+            delayMs: decision.delayMs,
+            reason: decision.reason,
+          },
+          "api request will be retried",
+        );
+        await this.options.sleep(decision.delayMs);
+        if (req.signal?.aborted) throw req.signal.reason ?? error;
+      }
+    }
+  }
+}

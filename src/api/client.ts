@@ -1,0 +1,331 @@
+import { z } from "zod";
+import { ConflictError } from "../errors.js";
+import { type Logger, silentLogger } from "../logger.js";
+import { ApiCaller, type CallMeta } from "./api-caller.js";
+import { paginate } from "./paginate.js";
+import { RateLimiter, type RequestPriority } from "./rate-limiter.js";
+import type {
+  AddEmployeeInput,
+  BulkAddInput,
+  ChangeQuery,
+  CompetitorInput,
+  CompetitorPatch,
+  EmployeePatch,
+  EmployeeQuery,
+  OrganizationPatch,
+  PageQuery,
+  WebhookInput,
+  WebhookPatch,
+} from "./request-types.js";
+import {
+  type Billing,
+  type BulkAddResult,
+  billingSchema,
+  bulkAddResultSchema,
+  type ChangeItem,
+  type Competitor,
+  type CreatedWebhookEndpoint,
+  changeItemSchema,
+  competitorSchema,
+  createdWebhookEndpointSchema,
+  type Employee,
+  employeeSchema,
+  type Me,
+  meSchema,
+  type Organization,
+  organizationSchema,
+  type Page,
+  pageSchema,
+  type WebhookEndpoint,
+  webhookEndpointSchema,
+} from "./schemas.js";
+import { type QueryValue, Transport } from "./transport.js";
+import * as v from "./validate-request.js";
+
+export type * from "./request-types.js";
+
+export interface RetentionClientOptions {
+  /** Includes /api/v1. */
+  baseUrl: string;
+  apiKey: string;
+  /** Token bucket when no `rateLimiter` is given; default 120. */
+  requestsPerMinute?: number;
+  /** Per request; default 10 000. */
+  timeoutMs?: number;
+  /** Default 5. */
+  maxRetries?: number;
+  logger?: Logger;
+  /** Share one bucket between clients/jobs on the same key. */
+  rateLimiter?: RateLimiter;
+  /** Backoff base; tests use small values. Default 500. */
+  retryBaseDelayMs?: number;
+  /** Priority class of this client's requests in the shared bucket; default "poll". Reconcile uses "bulk". */
+  priority?: RequestPriority;
+  /** Test hooks: sleep between retries, jitter source, clock. */
+  sleep?: (ms: number) => Promise<void>;
+  random?: () => number;
+  now?: () => number;
+}
+
+/** `created`: a new (or revived) row. `already-exists`: 409 EMPLOYEE_EXISTS, e.g. a retried add that had landed. */
+export interface AddEmployeeResult {
+  outcome: "created" | "already-exists";
+  employee?: Employee;
+  /** True when the answer came after a retry (the first attempt's fate was unknown). */
+  afterRetry: boolean;
+}
+
+const ITERATOR_PAGE_SIZE = 100;
+const DEFAULT_PAGE_SIZE = 25;
+const anyBody = z.unknown();
+const sleepReal = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** Typed client for every operation of API v1 (spec part 4). Errors are those of src/errors.ts. */
+export class RetentionClient {
+  private readonly transport: Transport;
+  private readonly caller: ApiCaller;
+
+  constructor(options: RetentionClientOptions) {
+    const now = options.now ?? Date.now;
+    v.requireNonEmptyString("baseUrl", options.baseUrl);
+    this.transport = new Transport({
+      baseUrl: options.baseUrl,
+      apiKey: options.apiKey,
+      timeoutMs: options.timeoutMs ?? 10_000,
+      now,
+    });
+    this.caller = new ApiCaller({
+      transport: this.transport,
+      limiter: options.rateLimiter ?? new RateLimiter({ requestsPerMinute: options.requestsPerMinute ?? 120 }),
+      logger: options.logger ?? silentLogger(),
+      maxRetries: options.maxRetries ?? 5,
+      retryBaseDelayMs: options.retryBaseDelayMs ?? 500,
+      priority: options.priority ?? "poll",
+      sleep: options.sleep ?? sleepReal,
+      random: options.random ?? Math.random,
+      now,
+    });
+  }
+
+  /** Closes keep-alive connections; call when done. */
+  close(): Promise<void> {
+    return this.transport.close();
+  }
+
+  private async get<T extends z.ZodType>(path: string, schema: T, query?: Record<string, QueryValue>) {
+    return (await this.caller.call({ method: "GET", path, ...(query ? { query } : {}) }, schema)).data;
+  }
+
+  private async write<T extends z.ZodType>(
+    method: "POST" | "PATCH" | "DELETE",
+    path: string,
+    schema: T,
+    body?: unknown,
+    query?: Record<string, QueryValue>,
+    meta?: CallMeta,
+  ) {
+    const req = { method, path, ...(body !== undefined ? { body } : {}), ...(query ? { query } : {}) };
+    return (await this.caller.call(req, schema, meta)).data;
+  }
+
+  // 4.1 Key
+  me(): Promise<Me> {
+    return this.get("/me", meSchema);
+  }
+
+  // 4.2 Company
+  getOrganization(organizationId?: number): Promise<Organization> {
+    if (organizationId !== undefined) v.requireId("organizationId", organizationId);
+    return this.get("/organization", organizationSchema, { organizationId });
+  }
+
+  updateOrganization(patch: OrganizationPatch): Promise<Organization> {
+    const { organizationId, ...changes } = patch;
+    if (organizationId !== undefined) v.requireId("organizationId", organizationId);
+    const body = v.requireNonEmptyPatch("organization patch", changes);
+    if (body.name !== undefined) v.requireNonEmptyString("name", body.name);
+    if (body.alertRiskThreshold !== undefined)
+      v.requireNumberInRange("alertRiskThreshold", body.alertRiskThreshold, 0, 1);
+    return this.write("PATCH", "/organization", organizationSchema, { ...body, organizationId });
+  }
+
+  getBilling(): Promise<Billing> {
+    return this.get("/billing", billingSchema);
+  }
+
+  // 4.3 People
+  listEmployees(query: EmployeeQuery & PageQuery = {}): Promise<Page<Employee>> {
+    v.validatePageQuery(query);
+    if (query.organizationId !== undefined) v.requireId("organizationId", query.organizationId);
+    const requested = { page: query.page ?? 1, pageSize: query.pageSize ?? DEFAULT_PAGE_SIZE };
+    return this.get("/employees", pageSchema(employeeSchema, requested), {
+      organizationId: query.organizationId,
+      q: query.q,
+      tracked: query.tracked,
+      page: query.page,
+      pageSize: query.pageSize,
+    });
+  }
+
+  /** Every employee matching the query, walking all pages (pageSize 100 unless given). */
+  iterateEmployees(query: EmployeeQuery & { pageSize?: number | undefined } = {}): AsyncIterable<Employee> {
+    const pageSize = query.pageSize ?? ITERATOR_PAGE_SIZE;
+    v.validatePageQuery({ pageSize });
+    return paginate((page) => this.listEmployees({ ...query, page, pageSize }), {
+      method: "GET",
+      path: "/employees",
+      identity: (e) => e.id,
+    });
+  }
+
+  /** Adds one person (affects billing). A 409 EMPLOYEE_EXISTS is `already-exists`, not an error. */
+  async addEmployee(input: AddEmployeeInput): Promise<AddEmployeeResult> {
+    v.requireNonEmptyString("networkUrl", input.networkUrl);
+    if (input.organizationId !== undefined) v.requireId("organizationId", input.organizationId);
+    if (input.tracked !== undefined) v.requireBoolean("tracked", input.tracked);
+    const meta: CallMeta = { attempts: 0 };
+    try {
+      const employee = await this.write("POST", "/employees", employeeSchema, input, undefined, meta);
+      return { outcome: "created", employee, afterRetry: meta.attempts > 1 };
+    } catch (error) {
+      if (error instanceof ConflictError && error.code === "EMPLOYEE_EXISTS") {
+        return { outcome: "already-exists", afterRetry: meta.attempts > 1 };
+      }
+      throw error;
+    }
+  }
+
+  /** Adds 1 to 50 people in one call; skipped URLs come back in `skipped` with a `kind`. Never retried after a 5xx. */
+  bulkAddEmployees(input: BulkAddInput): Promise<BulkAddResult> {
+    v.requireStringList("networkUrls", input.networkUrls, 1, 50);
+    if (input.organizationId !== undefined) v.requireId("organizationId", input.organizationId);
+    if (input.tracked !== undefined) v.requireBoolean("tracked", input.tracked);
+    return this.write("POST", "/employees/bulk", bulkAddResultSchema, input);
+  }
+
+  getEmployee(id: number): Promise<Employee> {
+    v.requireId("id", id);
+    return this.get(`/employees/${id}`, employeeSchema);
+  }
+
+  updateEmployee(id: number, patch: EmployeePatch): Promise<Employee> {
+    v.requireId("id", id);
+    const body = v.requireNonEmptyPatch("employee patch", patch);
+    if (body.tracked !== undefined) v.requireBoolean("tracked", body.tracked);
+    if (body.status !== undefined) v.requireOneOf("status", body.status, ["active", "archived"]);
+    return this.write("PATCH", `/employees/${id}`, employeeSchema, body);
+  }
+
+  /** Archives a person, or erases an archived one with `permanent: true`. The body shape is not shown (2.13). */
+  deleteEmployee(id: number, options: { permanent?: boolean | undefined } = {}): Promise<unknown> {
+    v.requireId("id", id);
+    const query = options.permanent ? { permanent: true } : undefined;
+    return this.write("DELETE", `/employees/${id}`, anyBody, undefined, query);
+  }
+
+  listEmployeeChanges(id: number, page: PageQuery = {}): Promise<Page<ChangeItem>> {
+    v.requireId("id", id);
+    v.validatePageQuery(page);
+    const requested = { page: page.page ?? 1, pageSize: page.pageSize ?? DEFAULT_PAGE_SIZE };
+    return this.get(`/employees/${id}/changes`, pageSchema(changeItemSchema, requested), {
+      page: page.page,
+      pageSize: page.pageSize,
+    });
+  }
+
+  // 4.4 Risk changes
+  listChanges(query: ChangeQuery & PageQuery = {}): Promise<Page<ChangeItem>> {
+    v.validatePageQuery(query);
+    if (query.organizationId !== undefined) v.requireId("organizationId", query.organizationId);
+    if (query.minRiskScore !== undefined) v.requireNumberInRange("minRiskScore", query.minRiskScore, 0, 1);
+    const since = query.since !== undefined ? v.requireInstant("since", query.since) : undefined;
+    if (query.changeType !== undefined) v.requireChangeType("changeType", query.changeType);
+    const requested = { page: query.page ?? 1, pageSize: query.pageSize ?? DEFAULT_PAGE_SIZE };
+    return this.get("/changes", pageSchema(changeItemSchema, requested), {
+      organizationId: query.organizationId,
+      minRiskScore: query.minRiskScore,
+      since,
+      changeType: query.changeType,
+      page: query.page,
+      pageSize: query.pageSize,
+    });
+  }
+
+  /** Every change matching the query, all pages, each change once (by `key`). */
+  iterateChanges(query: ChangeQuery & { pageSize?: number | undefined } = {}): AsyncIterable<ChangeItem> {
+    const pageSize = query.pageSize ?? ITERATOR_PAGE_SIZE;
+    v.validatePageQuery({ pageSize });
+    return paginate((page) => this.listChanges({ ...query, page, pageSize }), {
+      method: "GET",
+      path: "/changes",
+      identity: (c) => c.key,
+    });
+  }
+
+  // 4.5 Competitors
+  listCompetitors(): Promise<Competitor[]> {
+    return this.get("/competitors", z.array(competitorSchema));
+  }
+
+  getCompetitor(id: number): Promise<Competitor> {
+    v.requireId("id", id);
+    return this.get(`/competitors/${id}`, competitorSchema);
+  }
+
+  /** Creates a competitor workspace. A 409 COMPETITOR_IDENTITY_MISMATCH names the real company: see `resolvedCompanyName`. */
+  addCompetitor(input: CompetitorInput): Promise<Competitor> {
+    v.requireNonEmptyString("companyNetworkUrl", input.companyNetworkUrl);
+    if (input.roleFilters !== undefined) v.requireStringList("roleFilters", input.roleFilters, 0, 100);
+    return this.write("POST", "/competitors", competitorSchema, input);
+  }
+
+  updateCompetitor(id: number, patch: CompetitorPatch): Promise<Competitor> {
+    v.requireId("id", id);
+    const body = v.requireNonEmptyPatch("competitor patch", patch);
+    if (body.paused !== undefined) v.requireBoolean("paused", body.paused);
+    if (body.roleFilters !== undefined) v.requireStringList("roleFilters", body.roleFilters, 0, 100);
+    return this.write("PATCH", `/competitors/${id}`, competitorSchema, body);
+  }
+
+  deleteCompetitor(id: number): Promise<unknown> {
+    v.requireId("id", id);
+    return this.write("DELETE", `/competitors/${id}`, anyBody);
+  }
+
+  // 4.6 Webhooks
+  listWebhooks(): Promise<WebhookEndpoint[]> {
+    return this.get("/webhooks", z.array(webhookEndpointSchema));
+  }
+
+  /** Registers an endpoint; the response carries the signing secret, returned only this once. */
+  addWebhook(input: WebhookInput): Promise<CreatedWebhookEndpoint> {
+    v.requireNonEmptyString("url", input.url);
+    validateSensitivities(input);
+    return this.write("POST", "/webhooks", createdWebhookEndpointSchema, input);
+  }
+
+  updateWebhook(id: string, patch: WebhookPatch): Promise<WebhookEndpoint> {
+    v.requireNonEmptyString("id", id);
+    const body = v.requireNonEmptyPatch("webhook patch", patch);
+    if (body.url !== undefined) v.requireNonEmptyString("url", body.url);
+    validateSensitivities(body);
+    return this.write("PATCH", `/webhooks/${encodeURIComponent(id)}`, webhookEndpointSchema, body);
+  }
+
+  deleteWebhook(id: string): Promise<unknown> {
+    v.requireNonEmptyString("id", id);
+    return this.write("DELETE", `/webhooks/${encodeURIComponent(id)}`, anyBody);
+  }
+}
+
+function validateSensitivities(input: {
+  employeeWarningSensitivity?: number | undefined;
+  poachingOpportunitySensitivity?: number | undefined;
+}): void {
+  if (input.employeeWarningSensitivity !== undefined) {
+    v.requireSensitivity("employeeWarningSensitivity", input.employeeWarningSensitivity);
+  }
+  if (input.poachingOpportunitySensitivity !== undefined) {
+    v.requireSensitivity("poachingOpportunitySensitivity", input.poachingOpportunitySensitivity);
+  }
+}
