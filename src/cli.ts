@@ -1,0 +1,223 @@
+#!/usr/bin/env node
+import { readFileSync, realpathSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import type { CommandIO, CommandModule } from "./commands/command-io.js";
+import { CONFIG_FILE_ENV, ENV_OVERRIDES } from "./config/env-overrides.js";
+import {
+  EXIT_OK,
+  EXIT_PARTIAL,
+  EXIT_RUNTIME,
+  EXIT_USAGE,
+  type ExitCode,
+  exitCodeOf,
+  RetentionSyncError,
+  UsageError,
+} from "./errors.js";
+import { secretScrubber } from "./logger.js";
+
+interface CommandEntry {
+  readonly summary: string;
+  readonly usage: string;
+  readonly load: () => Promise<CommandModule>;
+}
+
+/** The commands of DESIGN.md; each module exports `run(io)`. */
+const COMMANDS: Readonly<Record<string, CommandEntry>> = {
+  run: {
+    summary: "the daemon: poller, reconcile schedule, webhook receiver, health server (until SIGTERM/SIGINT)",
+    usage: "run [--config PATH]",
+    load: () => import("./commands/run.js"),
+  },
+  poll: {
+    summary: "one polling pass over all lenses",
+    usage: "poll --once [--dry-run] [--config PATH]   (--dry-run prints the Slack messages instead of posting)",
+    load: () => import("./commands/poll.js"),
+  },
+  reconcile: {
+    summary: "one roster reconciliation",
+    usage:
+      "reconcile [--dry-run] [--json] [--file PATH] [--allow-mass-archive] [--config PATH]   (--dry-run prints the plan with seat and cost delta, changes nothing)",
+    load: () => import("./commands/reconcile.js"),
+  },
+  check: {
+    summary: "verify config, the API key (GET /me), the Slack token and channels, the roster file",
+    usage: "check [--config PATH]",
+    load: () => import("./commands/check.js"),
+  },
+  emulator: {
+    summary: "run the local emulator of API v1",
+    usage:
+      "emulator [--port N] [--write-key K] [--read-key K] [--rate-limit N] [--seed demo|empty] [--allow-loopback-webhooks]",
+    load: () => import("./commands/emulator.js"),
+  },
+  demo: {
+    summary: "emulator + local Slack sink + daemon, wired together, no credentials needed",
+    usage: "demo",
+    load: () => import("./commands/demo.js"),
+  },
+};
+
+/** The package version, read from package.json next to src/ or dist/. */
+export function packageVersion(): string {
+  const raw: unknown = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
+  const version = typeof raw === "object" && raw !== null ? (raw as { version?: unknown }).version : undefined;
+  return typeof version === "string" ? version : "unknown";
+}
+
+export function helpText(): string {
+  const width = Math.max(...Object.keys(COMMANDS).map((name) => name.length));
+  const envWidth = Math.max(...ENV_OVERRIDES.map((o) => o.env.length), CONFIG_FILE_ENV.length);
+  const envLine = (env: string, text: string) => `  ${env.padEnd(envWidth)}  ${text}`;
+  return [
+    "retention-sync: bridges the Retention Early-Warning Service (API v1) to an HRIS roster and Slack.",
+    "",
+    "Usage: retention-sync [--config PATH] <command> [flags]",
+    "       retention-sync <command> --help",
+    "",
+    "Commands:",
+    ...Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`),
+    "",
+    "Global flags:",
+    "  -c, --config PATH  config file (YAML; every option is documented in config/default.yaml)",
+    "  -h, --help         this help",
+    "  -v, --version      print the version",
+    "",
+    "Environment (overrides the config file):",
+    envLine(CONFIG_FILE_ENV, "config file path when --config is not given"),
+    ...ENV_OVERRIDES.map((o) => envLine(o.env, `${o.description} (${o.path})`)),
+    "",
+    "Exit codes:",
+    `  ${EXIT_OK}  ok`,
+    `  ${EXIT_RUNTIME}  runtime failure (service or Slack unreachable, store error, ...)`,
+    `  ${EXIT_USAGE}  usage or configuration error (bad flag, invalid config, rejected key)`,
+    `  ${EXIT_PARTIAL}  partial success: something was deferred or skipped and needs attention`,
+    "",
+  ].join("\n");
+}
+
+function secretsFromEnv(env: NodeJS.ProcessEnv): string[] {
+  const values = [env.RETENTION_API_KEY, env.SLACK_BOT_TOKEN, ...(env.RETENTION_WEBHOOK_SECRETS ?? "").split(",")];
+  return values.map((v) => v?.trim() ?? "").filter((v) => v.length > 0);
+}
+
+/** Dispatches `argv` (without node and script) to a command. Never throws: returns the exit code. */
+export async function main(argv: readonly string[], io: Omit<CommandIO, "argv">): Promise<ExitCode> {
+  const scrub = secretScrubber(secretsFromEnv(io.env));
+  try {
+    const commandAt = findCommand(argv);
+    const globals = commandAt < 0 ? [...argv] : argv.slice(0, commandAt);
+    let parsed: ReturnType<typeof parseGlobals>;
+    try {
+      parsed = parseGlobals(globals);
+    } catch (error) {
+      throw new UsageError(`${error instanceof Error ? error.message : String(error)}. Run "retention-sync --help".`);
+    }
+    if (parsed.help) {
+      io.stdout.write(helpText());
+      return EXIT_OK;
+    }
+    if (parsed.version) {
+      io.stdout.write(`${packageVersion()}\n`);
+      return EXIT_OK;
+    }
+    const name = commandAt < 0 ? undefined : argv[commandAt];
+    if (name === undefined) {
+      io.stderr.write(`retention-sync: missing command.\n\n${helpText()}`);
+      return EXIT_USAGE;
+    }
+    if (name === "help") {
+      io.stdout.write(helpText());
+      return EXIT_OK;
+    }
+    const entry = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+    if (!entry) {
+      throw new UsageError(
+        `unknown command "${name}". Commands: ${Object.keys(COMMANDS).join(", ")}. Run "retention-sync --help".`,
+      );
+    }
+    const rest = argv.slice(commandAt + 1);
+    if (rest.includes("--help") || rest.includes("-h")) {
+      io.stdout.write(`Usage: retention-sync ${entry.usage}\n\n${entry.summary}\n`);
+      return EXIT_OK;
+    }
+    const env = parsed.config !== undefined ? { ...io.env, [CONFIG_FILE_ENV]: parsed.config } : io.env;
+    const command = await entry.load();
+    const code = await command.run({ ...io, env, argv: rest });
+    return isExitCode(code) ? code : EXIT_RUNTIME;
+  } catch (error) {
+    io.stderr.write(`${scrub(describeFailure(error, io.env))}\n`);
+    return exitCodeOf(error);
+  }
+}
+
+/** Index of the command name: the first argument that is neither a global flag nor the --config value. */
+function findCommand(argv: readonly string[]): number {
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] ?? "";
+    if (arg === "--config" || arg === "-c") i++;
+    else if (!arg.startsWith("-")) return i;
+  }
+  return -1;
+}
+
+function parseGlobals(args: readonly string[]) {
+  const { values, positionals } = parseArgs({
+    args: [...args],
+    options: {
+      config: { type: "string", short: "c" },
+      help: { type: "boolean", short: "h" },
+      version: { type: "boolean", short: "v" },
+    },
+    allowPositionals: true,
+    strict: true,
+  });
+  if (positionals.length > 0) throw new Error(`unexpected argument "${positionals[0]}"`);
+  return values;
+}
+
+function isExitCode(code: number): code is ExitCode {
+  return code === EXIT_OK || code === EXIT_RUNTIME || code === EXIT_USAGE || code === EXIT_PARTIAL;
+}
+
+/** One clear line (or the config problem list); the stack only at LOG_LEVEL=debug or trace. */
+function describeFailure(error: unknown, env: NodeJS.ProcessEnv): string {
+  const debug = env.LOG_LEVEL === "debug" || env.LOG_LEVEL === "trace";
+  if (error instanceof RetentionSyncError) {
+    const prefix = error instanceof UsageError ? "retention-sync: usage error" : "retention-sync: error";
+    return debug && error.stack ? `${prefix}: ${error.stack}` : `${prefix}: ${error.message}`;
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  if (debug && error instanceof Error && error.stack) return `retention-sync: unexpected error: ${error.stack}`;
+  return `retention-sync: unexpected error: ${message} (set LOG_LEVEL=debug for the stack trace)`;
+}
+
+function isEntryPoint(): boolean {
+  const script = process.argv[1];
+  if (!script) return false;
+  try {
+    return realpathSync(script) === realpathSync(fileURLToPath(import.meta.url));
+  } catch {
+    return false;
+  }
+}
+
+if (isEntryPoint()) {
+  const controller = new AbortController();
+  // First signal: ask the command to stop (the daemon checkpoints and exits within its grace
+  // period). A second signal exits at once.
+  const stop = (signal: NodeJS.Signals) => {
+    if (controller.signal.aborted) process.exit(128 + (signal === "SIGINT" ? 2 : 15));
+    controller.abort();
+  };
+  process.on("SIGTERM", stop);
+  process.on("SIGINT", stop);
+  main(process.argv.slice(2), {
+    env: process.env,
+    stdout: process.stdout,
+    stderr: process.stderr,
+    signal: controller.signal,
+  }).then((code) => {
+    process.exitCode = code;
+  });
+}

@@ -1,0 +1,148 @@
+import { accessSync, constants, existsSync, statSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import type { RetentionClient } from "../api/client.js";
+import { loadConfig } from "../config/load-config.js";
+import type { Config } from "../config/schema.js";
+import {
+  ApiError,
+  AuthenticationError,
+  ConfigError,
+  EXIT_USAGE,
+  type ExitCode,
+  PermissionError,
+  RetentionSyncError,
+} from "../errors.js";
+import { CheckReport } from "./check-report.js";
+import { checkSlack } from "./check-slack.js";
+import { CONFIG_FLAG, type CommandIO, parseCommandFlags } from "./command-io.js";
+import { openRuntime } from "./runtime.js";
+
+/** Whether the config asks for roster reconciliation (which needs a write key). */
+export function rosterReconcileEnabled(config: Config): boolean {
+  return config.roster.enabled && config.roster.file !== undefined;
+}
+
+async function checkApi(config: Config, client: RetentionClient, report: CheckReport): Promise<void> {
+  const where = config.api.url ?? "the service";
+  try {
+    const me = await client.me();
+    const competitors = me.competitors.map((c) => `${c.name} (${c.id})`).join(", ") || "none";
+    report.pass(`API key works at ${where}: company ${me.organization.name} (organization ${me.organization.id})`, [
+      `competitor workspaces: ${competitors}`,
+      `scopes: ${me.scopes.join(", ") || "none"}`,
+    ]);
+    const canWrite = me.scopes.includes("write");
+    if (rosterReconcileEnabled(config) && !canWrite) {
+      report.fail(
+        "config",
+        `Roster reconciliation is enabled (roster file ${config.roster.file}) but the API key is read-only: ` +
+          "create a read+write key in the dashboard (Settings, Developers), or unset HRIS_ROSTER_FILE to run alerts only",
+      );
+    }
+  } catch (error) {
+    if (error instanceof AuthenticationError) {
+      report.fail(
+        "config",
+        `API key rejected by ${where} (401): check RETENTION_API_KEY; a revoked key must be replaced`,
+      );
+    } else if (error instanceof PermissionError) {
+      report.fail("config", `API key refused by ${where} (403 ${error.code ?? ""}): the key lacks the needed scope`);
+    } else if (error instanceof ApiError && error.status === 404) {
+      report.fail("config", `${where} answered 404 for /me: RETENTION_API_URL must end with /api/v1`);
+    } else {
+      const detail = error instanceof Error ? error.message : String(error);
+      report.fail("runtime", `Service at ${where} unreachable or failing: ${detail}`);
+    }
+  }
+}
+
+function checkRosterFile(config: Config, report: CheckReport): void {
+  if (!config.roster.enabled) {
+    report.note("roster reconciliation off (roster.enabled: false)");
+    return;
+  }
+  const file = config.roster.file;
+  if (!file) {
+    report.note("roster reconciliation off: no roster file (HRIS_ROSTER_FILE / roster.file)");
+    return;
+  }
+  try {
+    const stat = statSync(file);
+    if (!stat.isFile()) throw new Error("not a regular file");
+    accessSync(file, constants.R_OK);
+    report.pass(`Roster file ${file} is readable (${stat.size} bytes)`);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const why = code === "ENOENT" ? "does not exist" : code === "EACCES" ? "is not readable" : String(error);
+    report.fail("config", `Roster file ${file} (HRIS_ROSTER_FILE) ${why}`);
+  }
+}
+
+function checkStatePath(config: Config, report: CheckReport): void {
+  const path = config.state.path;
+  let dir = dirname(resolve(path));
+  while (!existsSync(dir) && dirname(dir) !== dir) dir = dirname(dir);
+  try {
+    accessSync(existsSync(path) ? path : dir, constants.W_OK);
+    report.pass(`State database ${path} is writable`);
+  } catch {
+    report.fail("config", `State database ${path} (RETENTION_SYNC_STATE): ${dir} is not writable`);
+  }
+}
+
+/** `check`: verifies config, key, Slack and files; prints one ✓/✗ line per check. */
+export async function run(io: CommandIO): Promise<ExitCode> {
+  const { values } = parseCommandFlags("check", io, { ...CONFIG_FLAG });
+  const report = new CheckReport(io.stdout);
+  let config: Config;
+  try {
+    config = loadConfig({ file: values.config, env: io.env });
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    report.fail(
+      "config",
+      "Configuration is invalid:",
+      error.issues.map((i) => `${i.path}: ${i.message}`),
+    );
+    io.stdout.write(`${report.summary()}\n`);
+    return EXIT_USAGE;
+  }
+  const source = values.config ?? io.env.RETENTION_SYNC_CONFIG;
+  report.pass(`Configuration valid (${source ? `file ${source} + environment` : "environment only, no config file"})`);
+
+  const missing: string[] = [];
+  if (!config.api.url) missing.push("RETENTION_API_URL (api.url)");
+  if (!config.api.key) missing.push("RETENTION_API_KEY (api.key)");
+  try {
+    if (missing.length > 0) {
+      report.fail("config", `Service API not configured: set ${missing.join(" and ")}`);
+    } else {
+      const api = await openRuntime(config, io, { client: true, clientOptions: { maxRetries: 1 } });
+      try {
+        await checkApi(config, api.client, report);
+      } finally {
+        await api.close();
+      }
+    }
+    if (!config.slack.token) {
+      report.fail("config", "Slack not configured: set SLACK_BOT_TOKEN (slack.token)");
+    } else {
+      const slack = await openRuntime(config, io, {
+        slack: true,
+        slackRetry: { retries: 1, minTimeout: 200, maxTimeout: 1_000 },
+      });
+      try {
+        await checkSlack(config, slack.slack, report);
+      } finally {
+        await slack.close();
+      }
+    }
+    checkRosterFile(config, report);
+    checkStatePath(config, report);
+  } catch (error) {
+    if (error instanceof RetentionSyncError) report.fail("runtime", error.message);
+    else throw error;
+  }
+  io.stdout.write(`${report.summary()}\n`);
+  return report.exitCode();
+}
