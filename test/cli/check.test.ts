@@ -1,0 +1,158 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { type FakeSlack, startFakeSlack } from "../helpers/fake-slack.js";
+import { runCli, startTinyService, type TinyService } from "./cli-harness.js";
+
+let service: TinyService;
+let slack: FakeSlack;
+let dir: string;
+let roster: string;
+
+beforeEach(async () => {
+  service = await startTinyService();
+  slack = await startFakeSlack();
+  dir = mkdtempSync(join(tmpdir(), "rs-check-"));
+  roster = join(dir, "hris.csv");
+  writeFileSync(roster, "networkUrl,name\nhttps://www.linkedin.com/in/ada,Ada\n");
+});
+afterEach(async () => {
+  await service.close();
+  await slack.close();
+});
+
+function env(overrides: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
+  return {
+    RETENTION_API_URL: service.baseUrl,
+    RETENTION_API_KEY: service.writeKey,
+    SLACK_BOT_TOKEN: slack.token,
+    SLACK_API_URL: slack.url,
+    SLACK_CHANNEL: "#hr-alerts",
+    SLACK_OPS_CHANNEL: "#retention-ops",
+    HRIS_ROSTER_FILE: roster,
+    RETENTION_SYNC_STATE: join(dir, "state.sqlite"),
+    LOG_LEVEL: "silent",
+    ...overrides,
+  };
+}
+
+const failedLines = (stdout: string) => stdout.split("\n").filter((line) => line.startsWith("✗"));
+
+describe("retention-sync check", () => {
+  it("all good: reports company, competitors, scopes, Slack and files, exit 0", async () => {
+    const result = await runCli(["check"], env());
+    expect(result.stderr).toBe("");
+    expect(failedLines(result.stdout)).toEqual([]);
+    expect(result.stdout).toContain("company Acme Corp (organization 1)");
+    expect(result.stdout).toContain("competitor workspaces: Globex (2), Initech (3)");
+    expect(result.stdout).toContain("scopes: read, write");
+    expect(result.stdout).toMatch(/✓ Slack token works/);
+    expect(result.stdout).toMatch(/✓ Slack channel #hr-alerts \(slack.channel \(SLACK_CHANNEL\)\): exists/);
+    expect(result.stdout).toMatch(/✓ Slack channel #retention-ops/);
+    expect(result.stdout).toMatch(/✓ Roster file .*hris.csv is readable/);
+    expect(result.stdout).toContain("All checks passed.");
+    expect(result.code).toBe(0);
+    expect(service.authorizations).toEqual([`Bearer ${service.writeKey}`]);
+    expect(slack.calls.map((c) => c.method)).toEqual(["auth.test", "conversations.list"]);
+  });
+
+  it("checks route channels by id with conversations.info", async () => {
+    const file = join(dir, "routes.yaml");
+    const id = slack.channels.get("poaching-alerts")?.id ?? "";
+    writeFileSync(file, `alerts:\n  routes:\n    - lens: poaching\n      channel: ${id}\n`);
+    const result = await runCli(["check", "--config", file], env());
+    expect(result.stdout).toContain(`✓ Slack channel ${id} (alerts.routes[0].channel): exists`);
+    expect(slack.calls.some((c) => c.method === "conversations.info" && c.args.channel === id)).toBe(true);
+    expect(result.code).toBe(0);
+  });
+
+  it("fails with a clear sentence when reconciliation is enabled but the key is read-only", async () => {
+    const result = await runCli(["check"], env({ RETENTION_API_KEY: service.readKey }));
+    expect(result.code).toBe(2);
+    expect(failedLines(result.stdout)).toEqual([
+      expect.stringMatching(/Roster reconciliation is enabled .* but the API key is read-only/),
+    ]);
+  });
+
+  it("accepts a read-only key when no roster file is configured", async () => {
+    const result = await runCli(["check"], env({ RETENTION_API_KEY: service.readKey, HRIS_ROSTER_FILE: undefined }));
+    expect(result.stdout).toContain("scopes: read\n");
+    expect(result.stdout).toContain("- roster reconciliation off");
+    expect(result.code).toBe(0);
+  });
+
+  it("a rejected key (401) is a configuration problem: exit 2, and the key is never printed", async () => {
+    const result = await runCli(["check"], env({ RETENTION_API_KEY: "rk_revoked_key_987654321" }));
+    expect(result.code).toBe(2);
+    expect(failedLines(result.stdout)[0]).toMatch(/API key rejected .*\(401\): check RETENTION_API_KEY/);
+    expect(result.stdout + result.stderr).not.toContain("rk_revoked_key_987654321");
+  });
+
+  it("an unreachable service is a runtime problem: exit 1", async () => {
+    const down = service.baseUrl;
+    await service.close();
+    const result = await runCli(["check"], env({ RETENTION_API_URL: down }));
+    expect(failedLines(result.stdout)).toEqual([expect.stringMatching(/^✗ Service at .* unreachable/)]);
+    expect(result.code).toBe(1);
+    service = await startTinyService(); // for afterEach
+  });
+
+  it("a failing service (500) is a runtime problem: exit 1", async () => {
+    service.failWith(500);
+    const result = await runCli(["check"], env());
+    expect(result.code).toBe(1);
+    expect(failedLines(result.stdout)).toHaveLength(1);
+  });
+
+  it("reports missing and non-member channels, each in its own line, exit 2", async () => {
+    slack.addChannel("private-ops", { member: false });
+    const result = await runCli(["check"], env({ SLACK_CHANNEL: "#nowhere", SLACK_OPS_CHANNEL: "#private-ops" }));
+    expect(result.code).toBe(2);
+    expect(failedLines(result.stdout)).toEqual([
+      expect.stringMatching(/#nowhere \(slack.channel \(SLACK_CHANNEL\)\): not found/),
+      expect.stringMatching(/#private-ops .*: @retention-sync is not a member — run \/invite @retention-sync/),
+    ]);
+  });
+
+  it("an invalid Slack token is a configuration problem", async () => {
+    const result = await runCli(["check"], env({ SLACK_BOT_TOKEN: "xoxb-wrong-token-value" }));
+    expect(result.code).toBe(2);
+    expect(failedLines(result.stdout)).toEqual([expect.stringMatching(/Slack token rejected \(invalid_auth\)/)]);
+    expect(result.stdout).not.toContain("xoxb-wrong-token-value");
+  });
+
+  it("a Slack outage is a runtime problem: exit 1", async () => {
+    slack.setOutage(true);
+    const result = await runCli(["check"], env());
+    expect(failedLines(result.stdout)).toEqual([expect.stringMatching(/Slack Web API .* unreachable: HTTP 503/)]);
+    expect(result.code).toBe(1);
+  });
+
+  it("a missing roster file and missing API settings are named with their env variables", async () => {
+    const result = await runCli(
+      ["check"],
+      env({ HRIS_ROSTER_FILE: join(dir, "missing.csv"), RETENTION_API_URL: undefined }),
+    );
+    expect(result.code).toBe(2);
+    expect(failedLines(result.stdout)).toEqual([
+      expect.stringMatching(/Service API not configured: set RETENTION_API_URL/),
+      expect.stringMatching(/missing.csv \(HRIS_ROSTER_FILE\) does not exist/),
+    ]);
+  });
+
+  it("a broken config gives every problem in one message, exit 2, nothing contacted", async () => {
+    const file = join(dir, "broken.yaml");
+    writeFileSync(file, "roster:\n  maxArchivePercnt: 5\n  schedule: every night\ndaemon:\n  port: 70000\n");
+    const result = await runCli(["check", "--config", file], env({ LOG_LEVEL: "chatty" }));
+    expect(result.code).toBe(2);
+    expect(result.stdout).toContain("✗ Configuration is invalid:");
+    expect(result.stdout).toContain("roster.maxArchivePercnt");
+    expect(result.stdout).toContain("did you mean maxArchivePercent?");
+    expect(result.stdout).toContain("roster.schedule");
+    expect(result.stdout).toContain("daemon.port");
+    expect(result.stdout).toContain("log.level (from LOG_LEVEL)");
+    expect(service.authorizations).toEqual([]);
+    expect(slack.calls).toEqual([]);
+  });
+});
