@@ -1,0 +1,96 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { expectError } from "./support/expect-error.js";
+import { addPerson } from "./support/people.js";
+import { asArray, bootEmulator, num, obj, type Wire } from "./support/wire.js";
+
+let w: Wire;
+beforeEach(async () => {
+  w = await bootEmulator({ seed: "empty", rateLimitPerMinute: 100_000 });
+});
+afterEach(async () => {
+  await w.close();
+});
+
+describe("control API (DESIGN.md)", () => {
+  it("startEmulator: origin url, baseUrl = url + /api/v1, two distinct keys, organization id", async () => {
+    expect(w.handle.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(w.handle.baseUrl).toBe(`${w.handle.url}/api/v1`);
+    expect(w.writeKey).not.toBe(w.readKey);
+    expect(obj((await w.get("/me")).json.organization).id).toBe(w.organizationId);
+  });
+
+  it("startEmulator: writeKey and readKey options are honoured", async () => {
+    const custom = await bootEmulator({ writeKey: "wk_custom_write", readKey: "rk_custom_read" });
+    try {
+      expect((await custom.get("/me", { key: "wk_custom_write" })).json.scopes).toContain("write");
+      expect((await custom.get("/me", { key: "rk_custom_read" })).json.scopes).toEqual(["read"]);
+    } finally {
+      await custom.close();
+    }
+  });
+
+  it("POST /_emulator/keys creates a working key; revoked:true revokes it", async () => {
+    const key = await w.createKey({ scopes: ["read", "write"] });
+    expect((await w.post("/employees", { networkUrl: "https://www.linkedin.com/in/ctl-key" }, { key })).status).toBe(
+      201,
+    );
+    await w.control("POST", "/keys", { key, revoked: true });
+    expectError(await w.get("/me", { key }), 401, null);
+  });
+
+  it("POST /_emulator/clock advances the virtual clock (seen in detectedAt)", async () => {
+    const p = await addPerson(w);
+    await w.advanceClock(10 * 86_400);
+    await w.signals({ employeeId: p.id, riskScore: 0.6 });
+    const [c] = asArray((await w.get("/changes")).json.items);
+    const ahead = Date.parse(String(obj(c).detectedAt)) - Date.now();
+    expect(ahead).toBeGreaterThan(9 * 86_400_000);
+    const bad = await w.raw("POST", "/_emulator/clock", { advanceSeconds: -5 });
+    expect(bad.status).toBe(400);
+  });
+
+  it("POST /_emulator/signals generates changes now; GET /_emulator/state dumps the state", async () => {
+    await addPerson(w);
+    await w.signals({ count: 3 });
+    expect((await w.get("/changes")).json.total).toBe(3);
+    const state = await w.state();
+    expect(Object.keys(state).length).toBeGreaterThan(0);
+  });
+
+  it("GET /_emulator/requests logs method, path, status and key id of API requests", async () => {
+    await w.get("/me");
+    await w.get("/employees/777", {});
+    const res = await w.control("GET", "/requests");
+    const log = Array.isArray(res.body) ? asArray(res.body) : asArray(res.json.requests ?? res.json.items);
+    const paths = log.map((r) => String(r.path));
+    expect(paths.some((p) => p.endsWith("/me"))).toBe(true);
+    const miss = obj(log.find((r) => String(r.path).endsWith("/employees/777")));
+    expect(miss).toMatchObject({ method: "GET", status: 404 });
+    expect(miss).toHaveProperty("keyId");
+  });
+
+  it("POST /_emulator/reset goes back to the seed", async () => {
+    await addPerson(w);
+    expect((await w.get("/employees")).json.total).toBe(1);
+    await w.control("POST", "/reset");
+    expect((await w.get("/employees")).json.total).toBe(0);
+  });
+
+  it("seed demo: a few hundred people and two competitor workspaces", async () => {
+    const demo = await bootEmulator({ seed: "demo" });
+    try {
+      const total = num((await demo.get("/employees")).json.total);
+      expect(total).toBeGreaterThanOrEqual(100);
+      expect(asArray((await demo.get("/competitors")).body)).toHaveLength(2);
+    } finally {
+      await demo.close();
+    }
+  });
+
+  it("seed empty: a paying company with no people, competitors or webhooks", async () => {
+    expect((await w.get("/employees")).json.total).toBe(0);
+    expect((await w.get("/competitors")).body).toEqual([]);
+    expect((await w.get("/webhooks")).body).toEqual([]);
+    expect(obj((await w.get("/billing")).json.plan).status).toBe("active");
+  });
+});

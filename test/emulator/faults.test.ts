@@ -1,0 +1,73 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { bootEmulator, type Wire } from "./support/wire.js";
+
+let w: Wire;
+beforeEach(async () => {
+  w = await bootEmulator({ seed: "empty", rateLimitPerMinute: 100_000 });
+});
+afterEach(async () => {
+  await w.close();
+});
+
+async function statuses(n: number): Promise<number[]> {
+  const out: number[] = [];
+  for (let i = 0; i < n; i += 1) out.push((await w.get("/me")).status);
+  return out;
+}
+
+describe("control API: POST /_emulator/faults", () => {
+  it("faults errorRate 1 with statuses: every API response is one of the injected 5xx", async () => {
+    await w.faults({ errorRate: 1, statuses: [502, 503] });
+    const got = await statuses(10);
+    expect(got.every((s) => s === 502 || s === 503)).toBe(true);
+  });
+
+  it("faults errorRate 0.5 injects roughly half (seeded, not all, not none)", async () => {
+    await w.faults({ errorRate: 0.5, statuses: [500] });
+    const got = await statuses(60);
+    const injected = got.filter((s) => s === 500).length;
+    expect(injected).toBeGreaterThan(5);
+    expect(injected).toBeLessThan(55);
+  });
+
+  it("faults malformedRate 1: 200 responses whose body is not valid JSON", async () => {
+    await w.faults({ malformedRate: 1 });
+    const res = await w.get("/me");
+    expect(res.status).toBe(200);
+    expect(res.body).toBeUndefined();
+    expect(() => JSON.parse(res.text)).toThrow();
+  });
+
+  it("faults a 429 burst carries Retry-After and no code", async () => {
+    await w.faults({ errorRate: 1, statuses: [429] });
+    const res = await w.get("/me");
+    expect(res.status).toBe(429);
+    expect(res.headers.get("retry-after")).toMatch(/^\d+$/);
+    expect(res.json.code).toBeUndefined();
+  });
+
+  it("faults timeoutRate 1: the response does not arrive before the client gives up", async () => {
+    await w.faults({ timeoutRate: 1 });
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), 300);
+    await expect(
+      fetch(`${w.handle.baseUrl}/me`, {
+        headers: { authorization: `Bearer ${w.writeKey}` },
+        signal: controller.signal,
+      }),
+    ).rejects.toThrow();
+    clearTimeout(timer);
+  });
+
+  it("faults are cleared with rates 0; the control API itself is never faulted", async () => {
+    await w.faults({ errorRate: 1, statuses: [500] });
+    expect((await w.raw("GET", "/_emulator/state")).status).toBe(200);
+    await w.faults({ errorRate: 0, timeoutRate: 0, malformedRate: 0 });
+    expect(await statuses(5)).toEqual([200, 200, 200, 200, 200]);
+  });
+
+  it("faults rejects rates outside 0..1 with 400", async () => {
+    const res = await w.raw("POST", "/_emulator/faults", { errorRate: 2 });
+    expect(res.status).toBe(400);
+  });
+});
