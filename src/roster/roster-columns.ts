@@ -1,0 +1,116 @@
+import type { ColumnMapping } from "../config/schema.js";
+
+/** The fields a roster row can carry; only `profileUrl` is required. */
+export const ROSTER_FIELDS = [
+  "profileUrl",
+  "employeeId",
+  "name",
+  "firstName",
+  "lastName",
+  "email",
+  "department",
+  "title",
+  "location",
+  "managerEmail",
+  "status",
+  "terminationDate",
+] as const;
+export type RosterField = (typeof ROSTER_FIELDS)[number];
+
+/** Which column index (CSV) or key (JSON) holds each field, after matching the header. */
+export type ResolvedColumns = Partial<Record<RosterField, number>>;
+
+function mapping(columns: Partial<Record<RosterField, string[]>> & { profileUrl: string[] }): ColumnMapping {
+  return {
+    employeeId: [],
+    name: [],
+    firstName: [],
+    lastName: [],
+    email: [],
+    department: [],
+    title: [],
+    location: [],
+    managerEmail: [],
+    status: [],
+    terminationDate: [],
+    ...columns,
+  };
+}
+
+/** Built-in mappings: `generic` is DESIGN.md's "Default roster columns"; the others follow common export headers. */
+export const BUILT_IN_MAPPINGS: Readonly<Record<"generic" | "bamboohr" | "workday", ColumnMapping>> = {
+  generic: mapping({
+    profileUrl: ["networkUrl", "profileUrl", "linkedin", "linkedinUrl", "linkedinProfile"],
+    employeeId: ["employeeId", "id", "workerId"],
+    name: ["name", "fullName", "displayName"],
+    firstName: ["firstName"],
+    lastName: ["lastName"],
+    email: ["email", "workEmail"],
+    department: ["department"],
+    title: ["title", "jobTitle"],
+    location: ["location"],
+    managerEmail: ["managerEmail", "supervisorEmail"],
+    status: ["status", "employmentStatus"],
+    terminationDate: ["terminationDate"],
+  }),
+  bamboohr: mapping({
+    profileUrl: ["LinkedIn", "LinkedIn URL", "LinkedIn Profile", "LinkedIn Profile URL"],
+    employeeId: ["Employee #", "Employee Number", "EEID", "Employee ID"],
+    name: ["Display Name", "Full Name", "Name"],
+    firstName: ["Preferred Name", "First Name"],
+    lastName: ["Last Name"],
+    email: ["Work Email", "Email"],
+    department: ["Department", "Division"],
+    title: ["Job Title"],
+    location: ["Location"],
+    managerEmail: ["Supervisor Email", "Reports To Email", "Manager Email"],
+    status: ["Employment Status", "Status"],
+    terminationDate: ["Termination Date"],
+  }),
+  workday: mapping({
+    profileUrl: ["LinkedIn Profile URL", "LinkedIn URL", "LinkedIn Profile", "LinkedIn", "Social Network URL"],
+    employeeId: ["Employee ID", "Worker ID"],
+    name: ["Worker", "Preferred Name", "Legal Name"],
+    firstName: ["Legal First Name", "First Name"],
+    lastName: ["Legal Last Name", "Last Name"],
+    email: ["Primary Work Email", "Work Email", "Email - Work"],
+    department: ["Supervisory Organization", "Department", "Cost Center"],
+    title: ["Business Title", "Job Profile", "Position"],
+    location: ["Location", "Work Location"],
+    managerEmail: ["Manager Email", "Manager Work Email"],
+    status: ["Worker Status", "Employment Status", "Status"],
+    terminationDate: ["Termination Date"],
+  }),
+};
+
+/** Header comparison: case-insensitive, ignoring spaces, `_` and `-` (DESIGN.md). */
+export function normalizeHeader(header: string): string {
+  return header
+    .replace(/^\uFEFF/, "")
+    .toLowerCase()
+    .replace(/[\s_-]+/g, "");
+}
+
+export function mappingFor(setting: "generic" | "bamboohr" | "workday" | ColumnMapping): ColumnMapping {
+  return typeof setting === "string" ? BUILT_IN_MAPPINGS[setting] : setting;
+}
+
+/** Finds each field's column in a header row: the first listed name present wins. */
+export function resolveColumns(headers: readonly string[], columnMapping: ColumnMapping): ResolvedColumns {
+  const positions = new Map<string, number>();
+  headers.forEach((header, index) => {
+    const key = normalizeHeader(header);
+    if (key !== "" && !positions.has(key)) positions.set(key, index);
+  });
+  const resolved: ResolvedColumns = {};
+  for (const field of ROSTER_FIELDS) {
+    for (const candidate of columnMapping[field]) {
+      const index = positions.get(normalizeHeader(candidate));
+      if (index !== undefined) {
+        resolved[field] = index;
+        break;
+      }
+    }
+  }
+  return resolved;
+}
