@@ -100,9 +100,10 @@ export class RateLimiter {
   pause(ms: number): void {
     const until = this.now() + Math.max(0, ms);
     if (until > this.pausedUntil) this.pausedUntil = until;
-    // The server says the window is spent: no burst right after the pause.
+    // The server says the window is spent: the bucket restarts empty when the pause ends, no burst.
     this.refill();
     this.tokens = 0;
+    this.lastRefill = Math.max(this.lastRefill, this.pausedUntil);
   }
 
   private refill(): void {
