@@ -1,0 +1,37 @@
+# retention-sync: one container, one API key, one company.
+# Build:  docker build -t retention-sync .
+# Run:    see README.md ("Deployment").
+
+# --- build stage: compile TypeScript and the native sqlite3 binding -------------------------
+FROM node:20-slim AS build
+WORKDIR /app
+# sqlite3 (under @keyv/sqlite) compiles from source when no prebuilt binary matches.
+RUN apt-get update \
+  && apt-get install -y --no-install-recommends python3 make g++ \
+  && rm -rf /var/lib/apt/lists/*
+COPY package.json package-lock.json ./
+# --ignore-scripts: the "prepare" script would build before the sources are copied.
+RUN npm ci --ignore-scripts && npm rebuild sqlite3
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+RUN npm run build && npm prune --omit=dev
+
+# --- runtime stage: production dependencies and dist/ only, non-root ------------------------
+FROM node:20-slim
+ENV NODE_ENV=production \
+    RETENTION_SYNC_STATE=/var/lib/retention-sync/state.sqlite \
+    OPS_PORT=9400
+WORKDIR /app
+COPY --from=build /app/package.json ./package.json
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+COPY config ./config
+RUN mkdir -p /var/lib/retention-sync && chown node:node /var/lib/retention-sync
+# the "node" user (uid 1000) ships with the official image
+USER node
+VOLUME /var/lib/retention-sync
+EXPOSE 9400
+# /livez only says the process is alive; readiness (/readyz) is for orchestrators.
+HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:9400/livez').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+CMD ["node", "dist/cli.js", "run"]

@@ -1,0 +1,117 @@
+import { existsSync, readFileSync } from "node:fs";
+import { join, posix } from "node:path";
+import { describe, expect, it } from "vitest";
+import { configSchema } from "../../src/config/schema.js";
+
+/** What can be checked about the image without a Docker engine. */
+
+interface Instruction {
+  readonly stage: number;
+  readonly keyword: string;
+  readonly args: string;
+}
+
+function parseDockerfile(text: string): Instruction[] {
+  const joined = text.replace(/\\\r?\n/g, " ");
+  const out: Instruction[] = [];
+  let stage = -1;
+  for (const raw of joined.split(/\r?\n/)) {
+    const line = raw.trim();
+    if (line.length === 0 || line.startsWith("#")) continue;
+    const match = /^(\w+)\s+(.*)$/.exec(line);
+    if (!match?.[1] || match[2] === undefined) continue;
+    const keyword = match[1].toUpperCase();
+    if (keyword === "FROM") stage += 1;
+    out.push({ stage, keyword, args: match[2].trim() });
+  }
+  return out;
+}
+
+const dockerfile = parseDockerfile(readFileSync("Dockerfile", "utf8"));
+const pkg = JSON.parse(readFileSync("package.json", "utf8")) as {
+  bin?: Record<string, string>;
+  main?: string;
+  engines?: { node?: string };
+  scripts?: Record<string, string>;
+};
+const buildConfig = JSON.parse(readFileSync("tsconfig.build.json", "utf8")) as {
+  compilerOptions?: { outDir?: string; rootDir?: string };
+};
+const finalStage = Math.max(...dockerfile.map((i) => i.stage));
+const inFinal = (keyword: string) => dockerfile.filter((i) => i.stage === finalStage && i.keyword === keyword);
+const defaultPort = configSchema.parse({}).daemon.port;
+
+describe("Dockerfile", () => {
+  it("is multi-stage on a Node image whose major version satisfies engines.node", () => {
+    const froms = dockerfile.filter((i) => i.keyword === "FROM");
+    expect(froms.length).toBeGreaterThanOrEqual(2);
+    const minimum = Number(/>=\s*(\d+)/.exec(pkg.engines?.node ?? "")?.[1]);
+    expect(minimum).toBeGreaterThan(0);
+    for (const from of froms) {
+      const major = Number(/^node:(\d+)/.exec(from.args)?.[1]);
+      expect(major, from.args).toBeGreaterThanOrEqual(minimum);
+    }
+  });
+
+  it("copies only paths that exist in the repository", () => {
+    const copies = dockerfile.filter((i) => i.keyword === "COPY" && !i.args.startsWith("--from"));
+    expect(copies.length).toBeGreaterThan(0);
+    for (const copy of copies) {
+      const parts = copy.args.split(/\s+/).filter((p) => !p.startsWith("--"));
+      for (const source of parts.slice(0, -1)) expect(existsSync(source), `COPY ${source}`).toBe(true);
+    }
+    // and the build context does not exclude them
+    const ignored = readFileSync(".dockerignore", "utf8")
+      .split("\n")
+      .map((l) => l.trim())
+      .filter((l) => l.length > 0 && !l.startsWith("#"));
+    for (const copy of copies) {
+      for (const source of copy.args.split(/\s+/).slice(0, -1)) expect(ignored).not.toContain(source);
+    }
+  });
+
+  it("runs `npm ci`, the build, and keeps production dependencies only", () => {
+    const runs = dockerfile.filter((i) => i.keyword === "RUN").map((i) => i.args);
+    expect(runs.some((r) => r.includes("npm ci"))).toBe(true);
+    expect(runs.some((r) => r.includes("npm run build"))).toBe(true);
+    expect(runs.some((r) => /npm prune --omit=dev|npm ci .*--omit=dev/.test(r))).toBe(true);
+    expect(pkg.scripts?.build).toContain("tsconfig.build.json");
+  });
+
+  it("starts the compiled CLI that the build produces from src/cli.ts", () => {
+    const [cmd] = inFinal("CMD");
+    const argv = JSON.parse(cmd?.args ?? "[]") as string[];
+    expect(argv[0]).toBe("node");
+    expect(argv[2]).toBe("run");
+    const outDir = buildConfig.compilerOptions?.outDir ?? "";
+    const rootDir = buildConfig.compilerOptions?.rootDir ?? "";
+    const builtCli = posix.normalize(join(outDir, posix.relative(rootDir, "src/cli.ts")).replace(/\.ts$/, ".js"));
+    expect(argv[1]).toBe(builtCli);
+    expect(pkg.bin?.["retention-sync"]).toBe(builtCli);
+    expect(pkg.main).toBe(builtCli);
+    expect(existsSync("src/cli.ts")).toBe(true);
+    // the runtime stage gets dist/ from the build stage
+    expect(inFinal("COPY").some((c) => c.args.startsWith("--from=build") && c.args.includes(outDir))).toBe(true);
+  });
+
+  it("exposes and health-checks the default ops port on /livez", () => {
+    expect(inFinal("EXPOSE").map((e) => e.args)).toEqual([String(defaultPort)]);
+    const [healthcheck] = inFinal("HEALTHCHECK");
+    expect(healthcheck?.args).toContain(`http://127.0.0.1:${defaultPort}/livez`);
+    expect(healthcheck?.args).not.toMatch(/\bcurl\b|\bwget\b/);
+  });
+
+  it("runs as a non-root user with the state on a declared volume", () => {
+    const [user] = inFinal("USER");
+    expect(user).toBeDefined();
+    expect(user?.args).not.toMatch(/^(root|0)(:|$)/);
+    const volume = inFinal("VOLUME").map((v) => v.args)[0] ?? "";
+    const env = inFinal("ENV")
+      .map((e) => e.args)
+      .join(" ");
+    const statePath = /RETENTION_SYNC_STATE=(\S+)/.exec(env)?.[1] ?? "";
+    expect(statePath.startsWith(`${volume}/`)).toBe(true);
+    // the volume directory belongs to the runtime user
+    expect(inFinal("RUN").some((r) => r.args.includes(`chown ${user?.args}`) && r.args.includes(volume))).toBe(true);
+  });
+});
