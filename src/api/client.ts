@@ -108,7 +108,7 @@ export class RetentionClient {
   }
 
   /** Closes keep-alive connections; call when done. */
-  close(): Promise<void> {
+  async close(): Promise<void> {
     return this.transport.close();
   }
 
@@ -129,17 +129,17 @@ export class RetentionClient {
   }
 
   // 4.1 Key
-  me(): Promise<Me> {
+  async me(): Promise<Me> {
     return this.get("/me", meSchema);
   }
 
   // 4.2 Company
-  getOrganization(organizationId?: number): Promise<Organization> {
+  async getOrganization(organizationId?: number): Promise<Organization> {
     if (organizationId !== undefined) v.requireId("organizationId", organizationId);
     return this.get("/organization", organizationSchema, { organizationId });
   }
 
-  updateOrganization(patch: OrganizationPatch): Promise<Organization> {
+  async updateOrganization(patch: OrganizationPatch): Promise<Organization> {
     const { organizationId, ...changes } = patch;
     if (organizationId !== undefined) v.requireId("organizationId", organizationId);
     const body = v.requireNonEmptyPatch("organization patch", changes);
@@ -149,12 +149,12 @@ export class RetentionClient {
     return this.write("PATCH", "/organization", organizationSchema, { ...body, organizationId });
   }
 
-  getBilling(): Promise<Billing> {
+  async getBilling(): Promise<Billing> {
     return this.get("/billing", billingSchema);
   }
 
   // 4.3 People
-  listEmployees(query: EmployeeQuery & PageQuery = {}): Promise<Page<Employee>> {
+  async listEmployees(query: EmployeeQuery & PageQuery = {}): Promise<Page<Employee>> {
     v.validatePageQuery(query);
     if (query.organizationId !== undefined) v.requireId("organizationId", query.organizationId);
     const requested = { page: query.page ?? 1, pageSize: query.pageSize ?? DEFAULT_PAGE_SIZE };
@@ -168,10 +168,12 @@ export class RetentionClient {
   }
 
   /** Every employee matching the query, walking all pages (pageSize 100 unless given). */
-  iterateEmployees(query: EmployeeQuery & { pageSize?: number | undefined } = {}): AsyncIterable<Employee> {
+  async *iterateEmployees(
+    query: EmployeeQuery & { pageSize?: number | undefined } = {},
+  ): AsyncGenerator<Employee, void, undefined> {
     const pageSize = query.pageSize ?? ITERATOR_PAGE_SIZE;
     v.validatePageQuery({ pageSize });
-    return paginate((page) => this.listEmployees({ ...query, page, pageSize }), {
+    yield* paginate((page) => this.listEmployees({ ...query, page, pageSize }), {
       method: "GET",
       path: "/employees",
       identity: (e) => e.id,
@@ -196,19 +198,19 @@ export class RetentionClient {
   }
 
   /** Adds 1 to 50 people in one call; skipped URLs come back in `skipped` with a `kind`. Never retried after a 5xx. */
-  bulkAddEmployees(input: BulkAddInput): Promise<BulkAddResult> {
+  async bulkAddEmployees(input: BulkAddInput): Promise<BulkAddResult> {
     v.requireStringList("networkUrls", input.networkUrls, 1, 50);
     if (input.organizationId !== undefined) v.requireId("organizationId", input.organizationId);
     if (input.tracked !== undefined) v.requireBoolean("tracked", input.tracked);
     return this.write("POST", "/employees/bulk", bulkAddResultSchema, input);
   }
 
-  getEmployee(id: number): Promise<Employee> {
+  async getEmployee(id: number): Promise<Employee> {
     v.requireId("id", id);
     return this.get(`/employees/${id}`, employeeSchema);
   }
 
-  updateEmployee(id: number, patch: EmployeePatch): Promise<Employee> {
+  async updateEmployee(id: number, patch: EmployeePatch): Promise<Employee> {
     v.requireId("id", id);
     const body = v.requireNonEmptyPatch("employee patch", patch);
     if (body.tracked !== undefined) v.requireBoolean("tracked", body.tracked);
@@ -217,13 +219,13 @@ export class RetentionClient {
   }
 
   /** Archives a person, or erases an archived one with `permanent: true`. The body shape is not shown (2.13). */
-  deleteEmployee(id: number, options: { permanent?: boolean | undefined } = {}): Promise<unknown> {
+  async deleteEmployee(id: number, options: { permanent?: boolean | undefined } = {}): Promise<unknown> {
     v.requireId("id", id);
     const query = options.permanent ? { permanent: true } : undefined;
     return this.write("DELETE", `/employees/${id}`, anyBody, undefined, query);
   }
 
-  listEmployeeChanges(id: number, page: PageQuery = {}): Promise<Page<ChangeItem>> {
+  async listEmployeeChanges(id: number, page: PageQuery = {}): Promise<Page<ChangeItem>> {
     v.requireId("id", id);
     v.validatePageQuery(page);
     const requested = { page: page.page ?? 1, pageSize: page.pageSize ?? DEFAULT_PAGE_SIZE };
@@ -234,7 +236,7 @@ export class RetentionClient {
   }
 
   // 4.4 Risk changes
-  listChanges(query: ChangeQuery & PageQuery = {}): Promise<Page<ChangeItem>> {
+  async listChanges(query: ChangeQuery & PageQuery = {}): Promise<Page<ChangeItem>> {
     v.validatePageQuery(query);
     if (query.organizationId !== undefined) v.requireId("organizationId", query.organizationId);
     if (query.minRiskScore !== undefined) v.requireNumberInRange("minRiskScore", query.minRiskScore, 0, 1);
@@ -252,10 +254,12 @@ export class RetentionClient {
   }
 
   /** Every change matching the query, all pages, each change once (by `key`). */
-  iterateChanges(query: ChangeQuery & { pageSize?: number | undefined } = {}): AsyncIterable<ChangeItem> {
+  async *iterateChanges(
+    query: ChangeQuery & { pageSize?: number | undefined } = {},
+  ): AsyncGenerator<ChangeItem, void, undefined> {
     const pageSize = query.pageSize ?? ITERATOR_PAGE_SIZE;
     v.validatePageQuery({ pageSize });
-    return paginate((page) => this.listChanges({ ...query, page, pageSize }), {
+    yield* paginate((page) => this.listChanges({ ...query, page, pageSize }), {
       method: "GET",
       path: "/changes",
       identity: (c) => c.key,
@@ -263,23 +267,23 @@ export class RetentionClient {
   }
 
   // 4.5 Competitors
-  listCompetitors(): Promise<Competitor[]> {
+  async listCompetitors(): Promise<Competitor[]> {
     return this.get("/competitors", z.array(competitorSchema));
   }
 
-  getCompetitor(id: number): Promise<Competitor> {
+  async getCompetitor(id: number): Promise<Competitor> {
     v.requireId("id", id);
     return this.get(`/competitors/${id}`, competitorSchema);
   }
 
   /** Creates a competitor workspace. A 409 COMPETITOR_IDENTITY_MISMATCH names the real company: see `resolvedCompanyName`. */
-  addCompetitor(input: CompetitorInput): Promise<Competitor> {
+  async addCompetitor(input: CompetitorInput): Promise<Competitor> {
     v.requireNonEmptyString("companyNetworkUrl", input.companyNetworkUrl);
     if (input.roleFilters !== undefined) v.requireStringList("roleFilters", input.roleFilters, 0, 100);
     return this.write("POST", "/competitors", competitorSchema, input);
   }
 
-  updateCompetitor(id: number, patch: CompetitorPatch): Promise<Competitor> {
+  async updateCompetitor(id: number, patch: CompetitorPatch): Promise<Competitor> {
     v.requireId("id", id);
     const body = v.requireNonEmptyPatch("competitor patch", patch);
     if (body.paused !== undefined) v.requireBoolean("paused", body.paused);
@@ -287,24 +291,24 @@ export class RetentionClient {
     return this.write("PATCH", `/competitors/${id}`, competitorSchema, body);
   }
 
-  deleteCompetitor(id: number): Promise<unknown> {
+  async deleteCompetitor(id: number): Promise<unknown> {
     v.requireId("id", id);
     return this.write("DELETE", `/competitors/${id}`, anyBody);
   }
 
   // 4.6 Webhooks
-  listWebhooks(): Promise<WebhookEndpoint[]> {
+  async listWebhooks(): Promise<WebhookEndpoint[]> {
     return this.get("/webhooks", z.array(webhookEndpointSchema));
   }
 
   /** Registers an endpoint; the response carries the signing secret, returned only this once. */
-  addWebhook(input: WebhookInput): Promise<CreatedWebhookEndpoint> {
+  async addWebhook(input: WebhookInput): Promise<CreatedWebhookEndpoint> {
     v.requireNonEmptyString("url", input.url);
     validateSensitivities(input);
     return this.write("POST", "/webhooks", createdWebhookEndpointSchema, input);
   }
 
-  updateWebhook(id: string, patch: WebhookPatch): Promise<WebhookEndpoint> {
+  async updateWebhook(id: string, patch: WebhookPatch): Promise<WebhookEndpoint> {
     v.requireNonEmptyString("id", id);
     const body = v.requireNonEmptyPatch("webhook patch", patch);
     if (body.url !== undefined) v.requireNonEmptyString("url", body.url);
@@ -312,7 +316,7 @@ export class RetentionClient {
     return this.write("PATCH", `/webhooks/${encodeURIComponent(id)}`, webhookEndpointSchema, body);
   }
 
-  deleteWebhook(id: string): Promise<unknown> {
+  async deleteWebhook(id: string): Promise<unknown> {
     v.requireNonEmptyString("id", id);
     return this.write("DELETE", `/webhooks/${encodeURIComponent(id)}`, anyBody);
   }
