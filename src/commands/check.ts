@@ -124,7 +124,10 @@ export async function run(io: CommandIO): Promise<ExitCode> {
         await api.close();
       }
     }
-    if (!config.slack.token) {
+    const slackNeeded = config.alerts.enabled || config.slack.opsChannel !== undefined;
+    if (!config.slack.token && !slackNeeded) {
+      report.note("Slack off: alerts disabled and no ops channel");
+    } else if (!config.slack.token) {
       report.fail("config", "Slack not configured: set SLACK_BOT_TOKEN (slack.token)");
     } else {
       const slack = await openRuntime(config, io, {

@@ -141,6 +141,18 @@ describe("retention-sync check", () => {
     ]);
   });
 
+  it("Slack is optional when alerts are off and no ops channel is set", async () => {
+    const file = join(dir, "no-alerts.yaml");
+    writeFileSync(file, "alerts:\n  enabled: false\n");
+    const result = await runCli(
+      ["check", "--config", file],
+      env({ SLACK_BOT_TOKEN: undefined, SLACK_CHANNEL: undefined, SLACK_OPS_CHANNEL: undefined }),
+    );
+    expect(result.stdout).toContain("- Slack off");
+    expect(result.code).toBe(0);
+    expect(slack.calls).toEqual([]);
+  });
+
   it("a broken config gives every problem in one message, exit 2, nothing contacted", async () => {
     const file = join(dir, "broken.yaml");
     writeFileSync(file, "roster:\n  maxArchivePercnt: 5\n  schedule: every night\ndaemon:\n  port: 70000\n");
