@@ -7,12 +7,12 @@ import { z } from "zod";
  */
 
 /** Optional field that is not nullable in the spec: a null from the server is read as absent. */
-export function optional<T extends z.ZodType>(schema: T) {
+function optional<T extends z.ZodType>(schema: T) {
   return z.preprocess((value) => (value === null ? undefined : value), schema.optional());
 }
 
 /** Optional and nullable (`?` in the spec): absent stays absent, null stays null. */
-export function nullish<T extends z.ZodType>(schema: T) {
+function nullish<T extends z.ZodType>(schema: T) {
   return schema.nullable().optional();
 }
 
