@@ -1,9 +1,10 @@
 import { z } from "zod";
 import { ConflictError } from "../errors.js";
-import { type Logger, silentLogger } from "../logger.js";
+import { silentLogger } from "../logger.js";
 import { ApiCaller, type CallMeta } from "./api-caller.js";
+import type { AddEmployeeResult, RetentionClientOptions } from "./client-options.js";
 import { paginate } from "./paginate.js";
-import { RateLimiter, type RequestPriority } from "./rate-limiter.js";
+import { RateLimiter } from "./rate-limiter.js";
 import type {
   AddEmployeeInput,
   BulkAddInput,
@@ -42,38 +43,8 @@ import {
 import { type QueryValue, Transport } from "./transport.js";
 import * as v from "./validate-request.js";
 
+export type { AddEmployeeResult, RetentionClientOptions } from "./client-options.js";
 export type * from "./request-types.js";
-
-export interface RetentionClientOptions {
-  /** Includes /api/v1. */
-  baseUrl: string;
-  apiKey: string;
-  /** Token bucket when no `rateLimiter` is given; default 120. */
-  requestsPerMinute?: number;
-  /** Per request; default 10 000. */
-  timeoutMs?: number;
-  /** Default 5. */
-  maxRetries?: number;
-  logger?: Logger;
-  /** Share one bucket between clients/jobs on the same key. */
-  rateLimiter?: RateLimiter;
-  /** Backoff base; tests use small values. Default 500. */
-  retryBaseDelayMs?: number;
-  /** Priority class of this client's requests in the shared bucket; default "poll". Reconcile uses "bulk". */
-  priority?: RequestPriority;
-  /** Test hooks: sleep between retries, jitter source, clock. */
-  sleep?: (ms: number) => Promise<void>;
-  random?: () => number;
-  now?: () => number;
-}
-
-/** `created`: a new (or revived) row. `already-exists`: 409 EMPLOYEE_EXISTS, e.g. a retried add that had landed. */
-export interface AddEmployeeResult {
-  outcome: "created" | "already-exists";
-  employee?: Employee;
-  /** True when the answer came after a retry (the first attempt's fate was unknown). */
-  afterRetry: boolean;
-}
 
 const ITERATOR_PAGE_SIZE = 100;
 const DEFAULT_PAGE_SIZE = 25;

@@ -1,0 +1,34 @@
+import type { Logger } from "../logger.js";
+import type { RateLimiter, RequestPriority } from "./rate-limiter.js";
+import type { Employee } from "./spec-records.js";
+
+export interface RetentionClientOptions {
+  /** Includes /api/v1. */
+  baseUrl: string;
+  apiKey: string;
+  /** Token bucket when no `rateLimiter` is given; default 120. */
+  requestsPerMinute?: number;
+  /** Per request; default 10 000. */
+  timeoutMs?: number;
+  /** Default 5. */
+  maxRetries?: number;
+  logger?: Logger;
+  /** Share one bucket between clients/jobs on the same key. */
+  rateLimiter?: RateLimiter;
+  /** Backoff base; tests use small values. Default 500. */
+  retryBaseDelayMs?: number;
+  /** Priority class of this client's requests in the shared bucket; default "poll". Reconcile uses "bulk". */
+  priority?: RequestPriority;
+  /** Test hooks: sleep between retries, jitter source, clock. */
+  sleep?: (ms: number) => Promise<void>;
+  random?: () => number;
+  now?: () => number;
+}
+
+/** `created`: a new (or revived) row. `already-exists`: 409 EMPLOYEE_EXISTS, e.g. a retried add that had landed. */
+export interface AddEmployeeResult {
+  outcome: "created" | "already-exists";
+  employee?: Employee;
+  /** True when the answer came after a retry (the first attempt's fate was unknown). */
+  afterRetry: boolean;
+}
