@@ -7,22 +7,22 @@ export interface RetentionClientOptions {
   baseUrl: string;
   apiKey: string;
   /** Token bucket when no `rateLimiter` is given; default 120. */
-  requestsPerMinute?: number;
+  requestsPerMinute?: number | undefined;
   /** Per request; default 10 000. */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /** Default 5. */
-  maxRetries?: number;
-  logger?: Logger;
+  maxRetries?: number | undefined;
+  logger?: Logger | undefined;
   /** Share one bucket between clients/jobs on the same key. */
-  rateLimiter?: RateLimiter;
+  rateLimiter?: RateLimiter | undefined;
   /** Backoff base; tests use small values. Default 500. */
-  retryBaseDelayMs?: number;
+  retryBaseDelayMs?: number | undefined;
   /** Priority class of this client's requests in the shared bucket; default "poll". Reconcile uses "bulk". */
-  priority?: RequestPriority;
+  priority?: RequestPriority | undefined;
   /** Test hooks: sleep between retries, jitter source, clock. */
-  sleep?: (ms: number) => Promise<void>;
-  random?: () => number;
-  now?: () => number;
+  sleep?: ((ms: number) => Promise<void>) | undefined;
+  random?: (() => number) | undefined;
+  now?: (() => number) | undefined;
 }
 
 /** `created`: a new (or revived) row. `already-exists`: 409 EMPLOYEE_EXISTS, e.g. a retried add that had landed. */

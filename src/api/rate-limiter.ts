@@ -3,15 +3,15 @@ export type RequestPriority = "poll" | "bulk";
 
 export interface RateLimiterOptions {
   /** The key's per-minute request limit (spec 8: 120). */
-  readonly requestsPerMinute?: number;
+  readonly requestsPerMinute?: number | undefined;
   /** Burst size; default a twelfth of the per-minute limit (10 at 120/min). */
-  readonly capacity?: number;
+  readonly capacity?: number | undefined;
   /** Share of the bucket kept for "poll" (0..0.9, default 0.25): bulk waits while only that much is left. */
-  readonly reservedShare?: number;
+  readonly reservedShare?: number | undefined;
   /** Milliseconds clock; injected in tests. */
-  readonly now?: () => number;
+  readonly now?: (() => number) | undefined;
   /** Sleep; injected in tests (a fake that advances the fake clock). */
-  readonly sleep?: (ms: number) => Promise<void>;
+  readonly sleep?: ((ms: number) => Promise<void>) | undefined;
 }
 
 interface Waiter {
