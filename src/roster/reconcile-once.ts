@@ -1,0 +1,182 @@
+import { randomUUID } from "node:crypto";
+import type { RetentionClient } from "../api/client.js";
+import type { Config } from "../config/schema.js";
+import type { Logger } from "../logger.js";
+import type { StateStore } from "../store/state-store.js";
+import { type ApplyResult, applyPlan, type JournalEntry } from "./apply-plan.js";
+import { canonicalProfileUrl } from "./canonical-profile-url.js";
+import {
+  advanceMemory,
+  desiredPeople,
+  diffRoster,
+  EMPTY_MEMORY,
+  type RosterMemory,
+  type ServicePerson,
+} from "./diff-roster.js";
+import { type PlanStep, planReconcile } from "./plan-reconcile.js";
+import { readRoster } from "./read-roster.js";
+import { countBy, limitList, plannedCounts, type ReconcileReport, reportExitCode } from "./report.js";
+import { seatBudget } from "./seat-budget.js";
+
+export interface ReconcileDeps {
+  readonly config: Config;
+  readonly client: Pick<
+    RetentionClient,
+    "listEmployees" | "getBilling" | "bulkAddEmployees" | "addEmployee" | "updateEmployee" | "deleteEmployee"
+  >;
+  readonly store: StateStore;
+  readonly logger: Logger;
+}
+
+export interface ReconcileOptions {
+  readonly dryRun?: boolean;
+  readonly allowMassArchive?: boolean;
+  /** Overrides `roster.file`. */
+  readonly file?: string;
+  readonly signal?: AbortSignal;
+  readonly now?: () => Date;
+  readonly onProgress?: (done: number, total: number, step: PlanStep) => void;
+}
+
+const PAGE_SIZE = 100;
+
+async function readServiceRoster(
+  client: ReconcileDeps["client"],
+): Promise<{ people: ServicePerson[]; requests: number }> {
+  const people: ServicePerson[] = [];
+  let requests = 0;
+  for (let page = 1; ; page += 1) {
+    const result = await client.listEmployees({ page, pageSize: PAGE_SIZE });
+    requests += 1;
+    for (const e of result.items) {
+      const canonical = canonicalProfileUrl(e.networkUrl);
+      if (!canonical.ok) continue;
+      people.push({ id: e.id, profileUrl: canonical.url, tracked: e.tracked, archived: e.status === "archived" });
+    }
+    if (!result.hasMore || result.items.length === 0) break;
+  }
+  return { people, requests };
+}
+
+/** One reconciliation, HRIS file to service roster: the daemon schedules it, the command runs it once. */
+export async function reconcileOnce(deps: ReconcileDeps, options: ReconcileOptions = {}): Promise<ReconcileReport> {
+  const { config, client, store, logger } = deps;
+  const rules = config.roster;
+  const now = options.now ?? (() => new Date());
+  const started = now();
+  const file = options.file ?? rules.file;
+  if (!file) throw new Error("no roster file: set roster.file or HRIS_ROSTER_FILE, or pass --file");
+  const roster = await readRoster({
+    file,
+    format: rules.format,
+    mapping: rules.mapping,
+    include: rules.include,
+    now: started,
+  });
+  const journalNs = store.namespace("roster.journal");
+  const memoryNs = store.namespace("roster.memory");
+  const previous = await journalNs.get<JournalEntry>("run");
+  const resumedRun = previous && !previous.completed ? previous.runId : undefined;
+  if (resumedRun) {
+    logger.warn(
+      { component: "reconcile", runId: resumedRun, inflight: previous?.inflight?.length ?? 0 },
+      "finishing an interrupted reconcile run",
+    );
+  }
+
+  const current = await readServiceRoster(client);
+  const billing = await client.getBilling();
+  let requests = current.requests + 1;
+  const memory = (await memoryNs.get<RosterMemory>("state")) ?? EMPTY_MEMORY;
+  const desired = desiredPeople(roster.people, rules.untrackedDepartments);
+  const advanced = advanceMemory(
+    memory,
+    { fingerprint: roster.fingerprint, desired, known: roster.excluded },
+    current.people,
+    started,
+  );
+  const diff = diffRoster({ desired, current: current.people, memory: advanced, rules, now: started });
+  const budget = seatBudget({ billing, maxSeats: rules.maxSeats, maxMonthlyUsd: rules.maxMonthlyUsd, now: started });
+  const plan = planReconcile({
+    diff,
+    budget,
+    rules: { ...rules, allowMassArchive: options.allowMassArchive === true || rules.approveMassArchive },
+  });
+
+  let applied: ApplyResult | undefined;
+  if (!options.dryRun) {
+    await memoryNs.set("state", advanced);
+    applied = await applyPlan(plan, {
+      client,
+      journal: journalNs,
+      logger,
+      runId: randomUUID(),
+      fingerprint: roster.fingerprint,
+      now,
+      ...(options.signal ? { signal: options.signal } : {}),
+      ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+    });
+    requests += applied.writeRequests;
+    const archivedAt = { ...advanced.archivedAt };
+    for (const step of plan.steps) {
+      if (step.kind === "archive") archivedAt[step.url] ??= now().toISOString();
+      if (step.kind === "erase" || step.kind === "revive") delete archivedAt[step.url];
+    }
+    await memoryNs.set("state", { ...advanced, archivedAt });
+  }
+
+  const deferred = [...plan.deferred, ...(applied?.deferred ?? [])];
+  const failures = applied?.failures ?? [];
+  const serviceRowErrors = applied?.rowErrors ?? [];
+  const interrupted = applied?.interrupted ?? false;
+  const report: ReconcileReport = {
+    dryRun: options.dryRun === true,
+    file,
+    startedAt: started.toISOString(),
+    durationMs: now().getTime() - started.getTime(),
+    rows: {
+      read: roster.rowCount,
+      inScope: roster.people.length,
+      byReason: countBy(roster.problems, (p) => p.reason),
+      problems: limitList(roster.problems),
+    },
+    notices: roster.notices,
+    billing: { state: budget.state, planStatus: budget.planStatus, perSeatUsd: budget.perSeatUsd },
+    planned: plannedCounts(plan),
+    seatDelta: plan.seatDelta,
+    monthlyCostDeltaUsd: plan.monthlyCostDeltaUsd,
+    guardedArchives: plan.guardedArchives,
+    waitingToArchive: plan.waitingToArchive,
+    unknownLeftAlone: plan.unknownLeftAlone,
+    ...(applied ? { applied: applied.counts } : {}),
+    deferred: { total: deferred.length, byReason: countBy(deferred, (d) => d.reason), items: limitList(deferred) },
+    findings: plan.findings,
+    failures,
+    serviceRowErrors,
+    requests,
+    writeRequests: applied?.writeRequests ?? 0,
+    interrupted,
+    ...(resumedRun ? { resumedRun } : {}),
+    ...(applied?.retryAfterSeconds !== undefined ? { retryAfterSeconds: applied.retryAfterSeconds } : {}),
+    exitCode: reportExitCode({
+      deferred: deferred.length,
+      findings: plan.findings,
+      problems: roster.problems,
+      failures: failures.length,
+      serviceRowErrors: serviceRowErrors.length,
+      interrupted,
+    }),
+  };
+  logger.info(
+    {
+      component: "reconcile",
+      report: {
+        ...report,
+        rows: { ...report.rows, problems: undefined },
+        deferred: { ...report.deferred, items: undefined },
+      },
+    },
+    "reconcile finished",
+  );
+  return report;
+}

@@ -1,0 +1,154 @@
+import { EXIT_OK, EXIT_PARTIAL, type ExitCode } from "../errors.js";
+import type { ApplyCounts, ApplyResult } from "./apply-plan.js";
+import { ROW_ERROR_REASONS, type RowProblem, type RowProblemReason } from "./collect-roster-rows.js";
+import type { DeferredItem, Finding, ReconcilePlan } from "./plan-reconcile.js";
+import type { BillingState } from "./seat-budget.js";
+
+/** Everything one reconciliation did or would do: logged, printed, posted to the ops channel. */
+export interface ReconcileReport {
+  readonly dryRun: boolean;
+  readonly file: string;
+  readonly startedAt: string;
+  readonly durationMs: number;
+  readonly rows: {
+    readonly read: number;
+    readonly inScope: number;
+    readonly byReason: Partial<Record<RowProblemReason, number>>;
+    readonly problems: readonly RowProblem[];
+  };
+  readonly notices: readonly string[];
+  readonly billing: {
+    readonly state: BillingState;
+    readonly planStatus: string | undefined;
+    readonly perSeatUsd: number;
+  };
+  readonly planned: Readonly<Record<"add" | "revive" | "track" | "untrack" | "archive" | "erase", number>>;
+  readonly seatDelta: number;
+  readonly monthlyCostDeltaUsd: number;
+  readonly guardedArchives: number;
+  readonly waitingToArchive: number;
+  readonly unknownLeftAlone: number;
+  readonly applied?: ApplyCounts;
+  readonly deferred: {
+    readonly total: number;
+    readonly byReason: Record<string, number>;
+    readonly items: readonly DeferredItem[];
+  };
+  readonly findings: readonly Finding[];
+  readonly failures: ApplyResult["failures"];
+  readonly serviceRowErrors: ApplyResult["rowErrors"];
+  readonly requests: number;
+  readonly writeRequests: number;
+  readonly interrupted: boolean;
+  readonly resumedRun?: string;
+  readonly retryAfterSeconds?: number;
+  readonly exitCode: ExitCode;
+}
+
+const LIST_LIMIT = 50;
+
+export function countBy<T>(items: readonly T[], key: (item: T) => string): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const item of items) out[key(item)] = (out[key(item)] ?? 0) + 1;
+  return out;
+}
+
+/** Exit code 3 when anything was deferred, refused, guarded, failed or interrupted. */
+export function reportExitCode(parts: {
+  deferred: number;
+  findings: readonly Finding[];
+  problems: readonly RowProblem[];
+  failures: number;
+  serviceRowErrors: number;
+  interrupted: boolean;
+}): ExitCode {
+  const attention =
+    parts.deferred > 0 ||
+    parts.findings.some((f) => f.severity === "error") ||
+    parts.problems.some((p) => ROW_ERROR_REASONS.has(p.reason)) ||
+    parts.failures > 0 ||
+    parts.serviceRowErrors > 0 ||
+    parts.interrupted;
+  return attention ? EXIT_PARTIAL : EXIT_OK;
+}
+
+export function plannedCounts(plan: ReconcilePlan): ReconcileReport["planned"] {
+  const planned = { add: 0, revive: 0, track: 0, untrack: 0, archive: 0, erase: 0 };
+  for (const step of plan.steps) planned[step.kind] += step.kind === "add" ? step.urls.length : 1;
+  return planned;
+}
+
+export function limitList<T>(items: readonly T[]): T[] {
+  return items.slice(0, LIST_LIMIT);
+}
+
+function usd(value: number): string {
+  return `${value < 0 ? "-" : "+"}${Math.abs(value).toFixed(2)} USD/month`;
+}
+
+/** A readable text table for stdout and `--dry-run`. */
+export function renderReportText(r: ReconcileReport): string {
+  const lines: string[] = [];
+  lines.push(`${r.dryRun ? "Reconcile plan (dry run, nothing changed)" : "Reconcile report"}: ${r.file}`);
+  lines.push(`  rows read ${r.rows.read}, in scope ${r.rows.inScope}`);
+  for (const [reason, n] of Object.entries(r.rows.byReason)) lines.push(`  rows ${reason.padEnd(14)} ${n}`);
+  for (const notice of r.notices) lines.push(`  note: ${notice}`);
+  lines.push(
+    `  billing: ${r.billing.state} (plan ${r.billing.planStatus ?? "unknown"}, ${r.billing.perSeatUsd} USD/seat)`,
+  );
+  lines.push("");
+  lines.push("  change      planned" + (r.applied ? "   done" : ""));
+  const done: Record<string, number | undefined> = r.applied
+    ? {
+        add: r.applied.addedTracked + r.applied.addedUntracked,
+        revive: r.applied.revived,
+        track: r.applied.tracked,
+        untrack: r.applied.untracked,
+        archive: r.applied.archived,
+        erase: r.applied.erased,
+      }
+    : {};
+  for (const [kind, n] of Object.entries(r.planned)) {
+    lines.push(`  ${kind.padEnd(10)} ${String(n).padStart(8)}${r.applied ? String(done[kind] ?? 0).padStart(7) : ""}`);
+  }
+  if (r.applied) {
+    lines.push(
+      `  added tracked ${r.applied.addedTracked}, untracked ${r.applied.addedUntracked}, already there ${r.applied.alreadyPresent}`,
+    );
+  }
+  lines.push(`  seat delta ${r.seatDelta >= 0 ? "+" : ""}${r.seatDelta} (${usd(r.monthlyCostDeltaUsd)})`);
+  if (r.waitingToArchive > 0)
+    lines.push(`  missing from the file, archived after more missing files: ${r.waitingToArchive}`);
+  if (r.unknownLeftAlone > 0) lines.push(`  on the roster from other sources, left alone: ${r.unknownLeftAlone}`);
+  if (r.deferred.total > 0) {
+    const why = Object.entries(r.deferred.byReason)
+      .map(([k, n]) => `${k} ${n}`)
+      .join(", ");
+    lines.push(`  deferred to a later run: ${r.deferred.total} (${why})`);
+  }
+  if (r.retryAfterSeconds !== undefined) lines.push(`  the service allows more adds in ${r.retryAfterSeconds} s`);
+  for (const f of r.findings) lines.push(`  ${f.severity.toUpperCase()}: ${f.message}`);
+  for (const f of limitList(r.failures)) lines.push(`  failed ${f.step} ${f.url}: ${f.message}`);
+  for (const p of limitList(r.rows.problems.filter((p) => ROW_ERROR_REASONS.has(p.reason)))) {
+    lines.push(`  line ${p.line}: ${p.reason}: ${p.message}`);
+  }
+  if (r.interrupted) lines.push("  INTERRUPTED: the next run finishes the work");
+  if (r.resumedRun) lines.push(`  finished the interrupted run ${r.resumedRun}`);
+  lines.push(`  ${r.requests} requests (${r.writeRequests} writes) in ${(r.durationMs / 1000).toFixed(1)} s`);
+  return `${lines.join("\n")}\n`;
+}
+
+/** The report as one Slack ops-channel message (plain text fallback plus a code block). */
+export function renderReportSlack(r: ReconcileReport): { text: string; blocks: unknown[] } {
+  const headline = r.findings.some((f) => f.kind === "billing-blocked" && f.message.includes("charge"))
+    ? ":rotating_light: Roster reconcile: a seat charge failed, no one can be added"
+    : `${r.exitCode === EXIT_OK ? ":white_check_mark:" : ":warning:"} Roster reconcile${r.dryRun ? " (dry run)" : ""}`;
+  const body = renderReportText(r).slice(0, 2900);
+  return {
+    text: headline,
+    blocks: [
+      { type: "section", text: { type: "mrkdwn", text: `*${headline}*` } },
+      { type: "section", text: { type: "mrkdwn", text: `\`\`\`${body}\`\`\`` } },
+    ],
+  };
+}
