@@ -1,0 +1,97 @@
+import {
+  msUntilSlots,
+  onTrial,
+  recordSeat,
+  settleBeforeAdd,
+  TRIAL_SEAT_LIMIT,
+  WORKSPACE_TRIAL_ALLOWANCE,
+} from "./billing.js";
+import type { Emulator } from "./emulator.js";
+import { HttpError, retryAfterSeconds } from "./http-error.js";
+import type { OrganizationRecord } from "./model.js";
+
+export type SkipReason = "invalid_url" | "duplicate" | "seat_limit" | "trial_limit" | "row_quota" | "charge_failed";
+
+export interface Refusal {
+  reason: SkipReason;
+  error: HttpError;
+}
+
+/**
+ * The ceilings an add must pass (spec 3.4, 7, 8), in order: a blocked or failing settlement
+ * charge, the daily row allowance (new rows), the trial seat cap and the daily API seat
+ * allowance (tracked). Returns the refusal, or null when the add may proceed.
+ */
+export function checkAdd(
+  em: Emulator,
+  org: OrganizationRecord,
+  now: number,
+  opts: { tracked: boolean; newRow: boolean },
+): Refusal | null {
+  const acc = em.account(org.companyId);
+  if (!settleBeforeAdd(acc, now)) {
+    return {
+      reason: "charge_failed",
+      error: new HttpError(
+        402,
+        "A seat charge was declined; no new people can be added until a payment clears.",
+        "SEAT_CHARGE_FAILED",
+      ),
+    };
+  }
+  if (opts.newRow) {
+    const wait = msUntilSlots(acc.rowAdds, now, acc.rowsPerDay);
+    if (wait > 0) {
+      const s = retryAfterSeconds(wait);
+      return {
+        reason: "row_quota",
+        error: new HttpError(
+          429,
+          `The daily allowance of ${acc.rowsPerDay} people added is spent; retry in ${s} seconds.`,
+          "ROW_QUOTA_EXCEEDED",
+          { "Retry-After": String(s) },
+        ),
+      };
+    }
+  }
+  if (!opts.tracked) return null;
+  if (onTrial(acc, now)) {
+    const limit = org.kind === "primary" ? TRIAL_SEAT_LIMIT : WORKSPACE_TRIAL_ALLOWANCE;
+    if (em.state.trackedIn(org.id) >= limit) {
+      return {
+        reason: "trial_limit",
+        error: new HttpError(
+          402,
+          `The free trial allows at most ${limit} tracked people in this organization.`,
+          "TRIAL_LIMIT_REACHED",
+        ),
+      };
+    }
+  }
+  const wait = msUntilSlots(acc.apiSeatAdds, now, acc.apiSeatsPerDay);
+  if (wait > 0) {
+    const s = retryAfterSeconds(wait);
+    return {
+      reason: "seat_limit",
+      error: new HttpError(
+        429,
+        `The daily allowance of ${acc.apiSeatsPerDay} tracked people added through the API is spent; retry in ${s} seconds.`,
+        "SEAT_QUOTA_EXCEEDED",
+        { "Retry-After": String(s) },
+      ),
+    };
+  }
+  return null;
+}
+
+/** Books an admitted add against the allowances and the settlement batch. */
+export function commitAdd(
+  em: Emulator,
+  org: OrganizationRecord,
+  now: number,
+  opts: { tracked: boolean; newRow: boolean },
+): void {
+  const acc = em.account(org.companyId);
+  if (opts.newRow) acc.rowAdds.push(now);
+  if (opts.tracked) recordSeat(acc, now, true);
+}
