@@ -1,0 +1,254 @@
+import type { Logger } from "../logger.js";
+import type { ChannelPacer } from "./channel-pacer.js";
+import { classifySlackError, type SlackFailure } from "./classify-slack-error.js";
+import type { Outbox, OutboxEntry, ThreadIndex } from "./outbox.js";
+import type { PostedMessage, SlackPoster } from "./slack-poster.js";
+
+export interface RetryPolicy {
+  /** First backoff after a retryable failure; doubles each time. */
+  readonly baseMs: number;
+  readonly maxMs: number;
+  /** Attempts per entry within one flush; afterwards the entry waits for the next flush. */
+  readonly attemptsPerFlush: number;
+}
+
+export const DEFAULT_RETRY: RetryPolicy = { baseMs: 1000, maxMs: 30_000, attemptsPerFlush: 4 };
+
+export interface OutboxSenderOptions {
+  readonly outbox: Outbox;
+  readonly threads: ThreadIndex;
+  readonly poster: SlackPoster;
+  readonly pacer: ChannelPacer;
+  readonly logger: Logger;
+  readonly retry?: RetryPolicy;
+  /** A 429 asking for longer than this leaves the channel for the next flush instead of waiting. */
+  readonly maxRateLimitWaitMs?: number;
+  readonly now?: () => number;
+  readonly sleep?: (ms: number) => Promise<void>;
+  /** Test seam: runs between Slack's confirmation and mark-sent, where a crash causes a double post. */
+  readonly afterPost?: (entry: OutboxEntry) => Promise<void> | void;
+}
+
+export interface FlushReport {
+  sent: number;
+  /** Entries still waiting after this flush. */
+  pending: number;
+  rateLimited: number;
+  retryableFailures: number;
+  permanentFailures: number;
+  /** Entries found marked "posting" from an earlier run: they may be in Slack already and are posted again. */
+  possibleDuplicates: number;
+  /** Channels left with a permanent error, and the error. */
+  blockedChannels: Record<string, string>;
+  /** Longest time from Slack's confirmation to the mark-sent write, in ms: the double-post window. */
+  maxMarkSentMs: number;
+}
+
+function emptyReport(): FlushReport {
+  return {
+    sent: 0,
+    pending: 0,
+    rateLimited: 0,
+    retryableFailures: 0,
+    permanentFailures: 0,
+    possibleDuplicates: 0,
+    blockedChannels: {},
+    maxMarkSentMs: 0,
+  };
+}
+
+type Outcome = "sent" | "stop-channel";
+type Confirmed = { posted: PostedMessage; confirmedAt: number; threaded: boolean };
+
+/**
+ * Drains the outbox into Slack: channels in parallel, each in order and paced; a 429 pauses only
+ * its channel; retryable errors back off; permanent errors are logged once with the fix, counted,
+ * and leave the channel's entries in the outbox until the configuration is fixed.
+ */
+export class OutboxSender {
+  private readonly retry: RetryPolicy;
+  private readonly now: () => number;
+  private readonly sleep: (ms: number) => Promise<void>;
+  private readonly loggedProblems = new Set<string>();
+  private readonly dmChannels = new Map<string, string>();
+  private running: Promise<FlushReport> | undefined;
+  private rerun: Promise<FlushReport> | undefined;
+  /** Totals since start, for metrics. */
+  readonly totals = { sent: 0, permanentFailures: 0, retryableFailures: 0, rateLimited: 0 };
+
+  constructor(private readonly options: OutboxSenderOptions) {
+    this.retry = options.retry ?? DEFAULT_RETRY;
+    this.now = options.now ?? Date.now;
+    this.sleep = options.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
+  }
+
+  /** Delivers what is waiting. Concurrent calls coalesce: at most one flush runs, one more follows. */
+  flush(): Promise<FlushReport> {
+    if (!this.running) {
+      this.running = this.flushOnce().finally(() => {
+        this.running = undefined;
+      });
+      return this.running;
+    }
+    this.rerun ??= this.running
+      .catch(() => undefined)
+      .then(() => {
+        this.rerun = undefined;
+        return this.flush();
+      });
+    return this.rerun;
+  }
+
+  private async flushOnce(): Promise<FlushReport> {
+    const report = emptyReport();
+    const byChannel = new Map<string, OutboxEntry[]>();
+    for (const entry of await this.options.outbox.pending()) {
+      const list = byChannel.get(entry.channel) ?? [];
+      list.push(entry);
+      byChannel.set(entry.channel, list);
+    }
+    await Promise.all([...byChannel].map(([channel, entries]) => this.drainChannel(channel, entries, report)));
+    report.pending = await this.options.outbox.size();
+    return report;
+  }
+
+  private async drainChannel(channel: string, entries: readonly OutboxEntry[], report: FlushReport): Promise<void> {
+    for (const entry of entries) {
+      if (entry.postingSince !== undefined) {
+        report.possibleDuplicates += 1;
+        this.options.logger.warn(
+          { channel, outboxId: entry.id, alertKeys: entry.alertKeys.slice(0, 5) },
+          "an alert was being posted when the previous run stopped; posting it again (it may appear twice)",
+        );
+      }
+      if ((await this.deliver(channel, entry, report)) === "stop-channel") return;
+    }
+  }
+
+  private async deliver(channel: string, initial: OutboxEntry, report: FlushReport): Promise<Outcome> {
+    let entry = initial;
+    for (let attempt = 1; ; attempt += 1) {
+      await this.options.pacer.take(channel);
+      entry = await this.options.outbox.markPosting(entry, this.now());
+      let outcome: { ok: true; confirmed: Confirmed } | { ok: false; failure: SlackFailure };
+      try {
+        outcome = { ok: true, confirmed: await this.post(entry) };
+      } catch (error) {
+        outcome = { ok: false, failure: classifySlackError(error) };
+      }
+      // Outside the try: a failure after Slack confirmed must never cause a second post in this run.
+      if (outcome.ok) {
+        await this.settle(entry, outcome.confirmed, report);
+        return "sent";
+      }
+      const { failure } = outcome;
+      await this.options.outbox.markFailed(entry, failure.code);
+      entry = { ...entry, postingSince: undefined };
+      if (failure.kind === "permanent") {
+        report.permanentFailures += 1;
+        this.totals.permanentFailures += 1;
+        return this.onPermanent(channel, entry, failure, report);
+      }
+      if (failure.kind === "rate-limited") {
+        report.rateLimited += 1;
+        this.totals.rateLimited += 1;
+        this.options.pacer.pause(channel, failure.retryAfterMs);
+        this.options.logger.info({ channel, retryAfterMs: failure.retryAfterMs }, "Slack rate-limited this channel");
+        if (failure.retryAfterMs > (this.options.maxRateLimitWaitMs ?? 60_000)) return "stop-channel";
+        continue;
+      }
+      report.retryableFailures += 1;
+      this.totals.retryableFailures += 1;
+      if (attempt >= this.retry.attemptsPerFlush) {
+        this.logOnce(
+          channel,
+          failure.code,
+          "warn",
+          { channel, code: failure.code, detail: failure.detail },
+          "Slack is failing; alerts stay in the outbox and are retried on the next pass",
+        );
+        return "stop-channel";
+      }
+      const backoff = Math.min(this.retry.maxMs, this.retry.baseMs * 2 ** (attempt - 1));
+      await this.sleep(backoff * (0.8 + Math.random() * 0.4));
+    }
+  }
+
+  private async onPermanent(
+    channel: string,
+    entry: OutboxEntry,
+    failure: Extract<SlackFailure, { kind: "permanent" }>,
+    report: FlushReport,
+  ): Promise<Outcome> {
+    if (entry.kind === "dm" && (failure.code === "users_not_found" || failure.code === "user_not_found")) {
+      // A manager without a Slack account will not get one by retrying: drop the DM, keep the channel going.
+      this.logOnce(
+        channel,
+        failure.code,
+        "warn",
+        { managerEmail: entry.managerEmail, fix: failure.fix },
+        "manager DM skipped",
+      );
+      await this.options.outbox.discard(entry);
+      return "sent";
+    }
+    report.blockedChannels[channel] = failure.code;
+    this.logOnce(
+      channel,
+      failure.code,
+      "error",
+      { channel, code: failure.code, fix: failure.fix },
+      `Slack refused alerts for ${channel} (${failure.code}); they stay in the outbox until this is fixed`,
+    );
+    return "stop-channel";
+  }
+
+  private logOnce(channel: string, code: string, level: "warn" | "error", fields: object, message: string): void {
+    const key = `${channel}|${code}`;
+    if (this.loggedProblems.has(key)) {
+      this.options.logger.debug(fields, message);
+      return;
+    }
+    this.loggedProblems.add(key);
+    this.options.logger[level](fields, message);
+  }
+
+  private async post(entry: OutboxEntry): Promise<Confirmed> {
+    const { poster, threads } = this.options;
+    const target = entry.kind === "dm" ? await this.dmChannel(entry) : entry.channel;
+    const thread =
+      entry.kind === "alert" && entry.threadKey ? await threads.get(entry.channel, entry.threadKey) : undefined;
+    const posted = await poster.postMessage({
+      channel: target,
+      text: entry.message.text,
+      blocks: entry.message.blocks,
+      threadTs: thread?.ts,
+    });
+    return { posted, confirmedAt: performance.now(), threaded: thread !== undefined };
+  }
+
+  private async settle(entry: OutboxEntry, confirmed: Confirmed, report: FlushReport): Promise<void> {
+    const { threads, outbox } = this.options;
+    const { posted, confirmedAt } = confirmed;
+    await this.options.afterPost?.(entry);
+    await outbox.markSent(entry);
+    report.maxMarkSentMs = Math.max(report.maxMarkSentMs, performance.now() - confirmedAt);
+    report.sent += 1;
+    this.totals.sent += 1;
+    for (const key of [...this.loggedProblems])
+      if (key.startsWith(`${entry.channel}|`)) this.loggedProblems.delete(key);
+    if (entry.kind === "alert" && entry.threadKey && !confirmed.threaded) {
+      await threads.set(entry.channel, entry.threadKey, { channel: posted.channel, ts: posted.ts });
+    }
+  }
+
+  private async dmChannel(entry: OutboxEntry): Promise<string> {
+    const email = entry.managerEmail?.toLowerCase() ?? "";
+    const cached = this.dmChannels.get(email);
+    if (cached) return cached;
+    const userId = await this.options.poster.lookupUserByEmail(email);
+    const channel = await this.options.poster.openDirectMessage(userId);
+    this.dmChannels.set(email, channel);
+    return channel;
+  }
+}

@@ -1,0 +1,108 @@
+import type { SlackMessage } from "../alerts/slack-message.js";
+import type { KeyValueNamespace } from "../store/state-store.js";
+
+export const OUTBOX_NAMESPACE = "alerts.outbox";
+export const THREADS_NAMESPACE = "alerts.threads";
+
+/** A message to deliver, as planned by the alert pipeline. `id` is deterministic, so enqueueing twice is harmless. */
+export interface OutboxDraft {
+  readonly id: string;
+  /** Channel name or id; for a manager DM, the email is in `managerEmail` and `channel` is a label. */
+  readonly channel: string;
+  readonly kind: "alert" | "digest" | "dm";
+  readonly message: SlackMessage;
+  /** Change identities this message carries (logs and the crash test). */
+  readonly alertKeys: readonly string[];
+  /** Person identity: later alerts about the same person go in the thread of the first one. */
+  readonly threadKey?: string | undefined;
+  readonly managerEmail?: string | undefined;
+}
+
+/** A draft in the store, with its delivery bookkeeping. */
+export interface OutboxEntry extends OutboxDraft {
+  readonly enqueuedAt: number;
+  readonly seq: number;
+  readonly attempts: number;
+  /** Set just before the post: an entry still carrying it after a restart may already be in Slack. */
+  readonly postingSince?: number | undefined;
+  readonly lastError?: string | undefined;
+}
+
+/**
+ * The outbox (namespace `alerts.outbox`): an alert is written here before it is posted and
+ * removed right after Slack confirms it, so a crash or a Slack outage loses nothing.
+ */
+export class Outbox {
+  private seq = 0;
+
+  constructor(private readonly namespace: KeyValueNamespace) {}
+
+  /** Stores drafts not already waiting. Returns how many were new. */
+  async enqueue(drafts: readonly OutboxDraft[], nowMs: number): Promise<number> {
+    let added = 0;
+    for (const draft of drafts) {
+      if ((await this.namespace.get<OutboxEntry>(draft.id)) !== undefined) continue;
+      this.seq += 1;
+      const entry: OutboxEntry = { ...draft, enqueuedAt: nowMs, seq: this.seq, attempts: 0 };
+      await this.namespace.set(draft.id, entry);
+      added += 1;
+    }
+    return added;
+  }
+
+  /** Every waiting entry, in enqueue order. */
+  async pending(): Promise<OutboxEntry[]> {
+    const entries = (await this.namespace.entries<OutboxEntry>()).map(([, entry]) => entry);
+    return entries.sort((a, b) => a.enqueuedAt - b.enqueuedAt || a.seq - b.seq);
+  }
+
+  async size(): Promise<number> {
+    return (await this.namespace.entries<OutboxEntry>()).length;
+  }
+
+  async markPosting(entry: OutboxEntry, nowMs: number): Promise<OutboxEntry> {
+    const next: OutboxEntry = { ...entry, postingSince: nowMs, attempts: entry.attempts + 1 };
+    await this.namespace.set(entry.id, next);
+    return next;
+  }
+
+  /** The one write between Slack's answer and safety: it must stay a single small delete. */
+  async markSent(entry: OutboxEntry): Promise<void> {
+    await this.namespace.delete(entry.id);
+  }
+
+  async markFailed(entry: OutboxEntry, error: string): Promise<void> {
+    const { postingSince: _dropped, ...rest } = entry;
+    await this.namespace.set(entry.id, { ...rest, lastError: error });
+  }
+
+  /** Drops an entry that can never be delivered (a manager without a Slack account). */
+  async discard(entry: OutboxEntry): Promise<void> {
+    await this.namespace.delete(entry.id);
+  }
+}
+
+export interface ThreadRef {
+  readonly channel: string;
+  readonly ts: string;
+}
+
+/** Thread roots per (channel, person) in namespace `alerts.threads`. */
+export class ThreadIndex {
+  constructor(
+    private readonly namespace: KeyValueNamespace,
+    private readonly retentionMs: number,
+  ) {}
+
+  private key(channel: string, threadKey: string): string {
+    return `${channel}|${threadKey}`;
+  }
+
+  get(channel: string, threadKey: string): Promise<ThreadRef | undefined> {
+    return this.namespace.get<ThreadRef>(this.key(channel, threadKey));
+  }
+
+  set(channel: string, threadKey: string, ref: ThreadRef): Promise<void> {
+    return this.namespace.set(this.key(channel, threadKey), ref, this.retentionMs);
+  }
+}

@@ -1,0 +1,167 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { planDeliveries } from "../../src/alerts/plan-deliveries.js";
+import type { OutboxDraft } from "../../src/slack/outbox.js";
+import { openStateStore, type StateStore } from "../../src/store/state-store.js";
+import { buildAlert } from "../alerts/support/build-alert.js";
+import { captureLogs } from "../helpers/capture-logs.js";
+import { type FakeSlack, startFakeSlack } from "../helpers/fake-slack.js";
+import { buildSender } from "./support/build-sender.js";
+
+function drafts(channel: string, count: number, personId?: number): OutboxDraft[] {
+  const alerts = Array.from({ length: count }, (_, i) =>
+    buildAlert({ person: { name: `${channel}-${i}`, ...(personId !== undefined ? { employeeId: personId } : {}) } }),
+  );
+  return planDeliveries({
+    alerts,
+    routing: { routes: [{ lens: "both", minRiskScore: 0, channel }] },
+    digestThreshold: 100,
+    managerDm: false,
+  }).drafts;
+}
+
+describe("OutboxSender with a fake Slack", () => {
+  let slack: FakeSlack;
+  let store: StateStore;
+
+  beforeEach(async () => {
+    slack = await startFakeSlack();
+    store = await openStateStore(":memory:");
+  });
+  afterEach(async () => {
+    await slack.close();
+    await store.close();
+  });
+
+  it("posts in order and threads later alerts about the same person under the first", async () => {
+    const { outbox, sender } = buildSender(store, slack);
+    await outbox.enqueue(drafts("hr-alerts", 3, 77), Date.now());
+    const report = await sender.flush();
+    expect(report).toMatchObject({ sent: 3, pending: 0, permanentFailures: 0 });
+    const posted = slack.posted("hr-alerts");
+    expect(posted.map((m) => m.text?.split(": ")[1])).toEqual([
+      "hr-alerts-0, Engineer",
+      "hr-alerts-1, Engineer",
+      "hr-alerts-2, Engineer",
+    ]);
+    expect(posted[0]?.threadTs).toBeUndefined();
+    expect(posted[1]?.threadTs).toBe(posted[0]?.ts);
+    expect(posted[2]?.threadTs).toBe(posted[0]?.ts);
+  });
+
+  it("honours a 429 for the channel it hit without holding up the other channel", async () => {
+    const { outbox, sender } = buildSender(store, slack);
+    await outbox.enqueue([...drafts("hr-alerts", 3), ...drafts("poaching-alerts", 3)], Date.now());
+    slack.failNext("chat.postMessage", { status: 429, retryAfter: 1, error: "ratelimited" });
+    const report = await sender.flush();
+    expect(report).toMatchObject({ sent: 6, pending: 0, rateLimited: 1 });
+    const limitedCall = slack.calls.find((c) => c.status === 429);
+    const limitedName = String(limitedCall?.args.channel);
+    const otherName = limitedName === "hr-alerts" ? "poaching-alerts" : "hr-alerts";
+    const okCalls = slack.calls.filter((c) => c.method === "chat.postMessage" && c.status === 200);
+    const limitedResumed = okCalls.filter((c) => c.args.channel === limitedName)[0]?.at ?? 0;
+    const otherDone = Math.max(...okCalls.filter((c) => c.args.channel === otherName).map((c) => c.at));
+    expect(otherDone).toBeLessThanOrEqual(limitedResumed);
+    expect(limitedResumed - (limitedCall?.at ?? 0)).toBeGreaterThanOrEqual(900);
+  });
+
+  it("logs a permanent error once with the fix, keeps the alerts and delivers them once the config is fixed", async () => {
+    const logs = captureLogs({ level: "warn" });
+    const { outbox, sender } = buildSender(store, slack, { logger: logs.logger });
+    await outbox.enqueue([...drafts("new-channel", 2), ...drafts("hr-alerts", 2)], Date.now());
+    const first = await sender.flush();
+    const second = await sender.flush();
+    expect(first).toMatchObject({
+      sent: 2,
+      pending: 2,
+      permanentFailures: 1,
+      blockedChannels: { "new-channel": "channel_not_found" },
+    });
+    expect(second).toMatchObject({ sent: 0, pending: 2, permanentFailures: 1 });
+    const errors = logs.records().filter((r) => r.code === "channel_not_found");
+    expect(errors).toHaveLength(1);
+    expect(String(errors[0]?.fix)).toContain("invite the bot");
+    slack.addChannel("new-channel");
+    expect(await sender.flush()).toMatchObject({ sent: 2, pending: 0 });
+    expect(slack.posted("new-channel")).toHaveLength(2);
+  });
+
+  it("retries retryable errors with backoff and keeps everything through an outage", async () => {
+    const { outbox, sender } = buildSender(store, slack);
+    await outbox.enqueue(drafts("hr-alerts", 4), Date.now());
+    slack.failNext("chat.postMessage", { status: 500 }, 2);
+    expect(await sender.flush()).toMatchObject({ sent: 4, retryableFailures: 2, pending: 0 });
+
+    await outbox.enqueue(drafts("hr-alerts", 3), Date.now());
+    slack.setOutage(true, "reset");
+    for (let pass = 0; pass < 3; pass += 1) expect(await sender.flush()).toMatchObject({ sent: 0, pending: 3 });
+    slack.setOutage(true, "http");
+    expect(await sender.flush()).toMatchObject({ sent: 0, pending: 3 });
+    slack.setOutage(false);
+    expect(await sender.flush()).toMatchObject({ sent: 3, pending: 0 });
+    expect(slack.posted("hr-alerts")).toHaveLength(7);
+  });
+
+  it("DMs a manager found by email and drops a DM for an unknown email", async () => {
+    const { outbox, sender } = buildSender(store, slack);
+    const plan = planDeliveries({
+      alerts: [
+        buildAlert({ person: { managerEmail: "Manager@Example.com" } }),
+        buildAlert({ person: { managerEmail: "nobody@example.com" } }),
+      ],
+      routing: { routes: [{ lens: "both", channel: "hr-alerts" }] },
+      digestThreshold: 10,
+      managerDm: true,
+    });
+    await outbox.enqueue(plan.drafts, Date.now());
+    expect(await sender.flush()).toMatchObject({ sent: 3, pending: 0 });
+    expect(slack.posted().filter((m) => m.channel.startsWith("D"))).toHaveLength(1);
+    expect(slack.calls.filter((c) => c.method === "users.lookupByEmail").map((c) => c.args.email)).toEqual([
+      "manager@example.com",
+      "nobody@example.com",
+    ]);
+  });
+});
+
+describe("crash between post and mark-sent", () => {
+  it("re-posts exactly the one in-flight alert after a restart and measures the window", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "rs-crash-"));
+    const slack = await startFakeSlack();
+    try {
+      const file = join(dir, "state.sqlite");
+      const first = await openStateStore(file);
+      const parts = buildSender(first, slack, {
+        afterPost: (entry) => {
+          if (entry.alertKeys.some((k) => k === crashKey)) throw new Error("simulated crash");
+        },
+      });
+      const all = drafts("hr-alerts", 5);
+      const crashKey = all[2]?.alertKeys[0] ?? "";
+      await parts.outbox.enqueue(all, Date.now());
+      // The "crash" aborts the flush right after Slack confirmed entry 3; the process state is dropped.
+      await expect(parts.sender.flush()).rejects.toThrow("simulated crash");
+      await first.close();
+
+      const second = await openStateStore(file);
+      const restarted = buildSender(second, slack);
+      const report = await restarted.sender.flush();
+      await second.close();
+      const texts = slack.posted("hr-alerts").map((m) => m.text);
+      const counts = new Map<string, number>();
+      for (const t of texts) counts.set(String(t), (counts.get(String(t)) ?? 0) + 1);
+      expect(report.possibleDuplicates).toBe(1);
+      expect(counts.size).toBe(5);
+      expect([...counts.values()].filter((n) => n === 2)).toHaveLength(1);
+      expect(texts).toHaveLength(6);
+      expect(report.maxMarkSentMs).toBeGreaterThan(0);
+      console.info(
+        `double-post window (confirmation -> mark-sent committed), max over ${report.sent} posts: ${report.maxMarkSentMs.toFixed(2)} ms`,
+      );
+    } finally {
+      await slack.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,38 @@
+import type { Logger } from "../../../src/logger.js";
+import { silentLogger } from "../../../src/logger.js";
+import { ChannelPacer } from "../../../src/slack/channel-pacer.js";
+import { OUTBOX_NAMESPACE, Outbox, THREADS_NAMESPACE, ThreadIndex } from "../../../src/slack/outbox.js";
+import { OutboxSender, type OutboxSenderOptions } from "../../../src/slack/outbox-sender.js";
+import { createSlackWebClient, webClientPoster } from "../../../src/slack/slack-poster.js";
+import type { StateStore } from "../../../src/store/state-store.js";
+import type { FakeSlack } from "../../helpers/fake-slack.js";
+
+export interface SenderParts {
+  readonly outbox: Outbox;
+  readonly threads: ThreadIndex;
+  readonly sender: OutboxSender;
+}
+
+/** An OutboxSender over a state store and the fake Slack, with fast pacing and retries for tests. */
+export function buildSender(
+  store: StateStore,
+  slack: FakeSlack,
+  overrides: Partial<OutboxSenderOptions> & { logger?: Logger; messagesPerSecond?: number } = {},
+): SenderParts {
+  const logger = overrides.logger ?? silentLogger();
+  const outbox = new Outbox(store.namespace(OUTBOX_NAMESPACE));
+  const threads = new ThreadIndex(store.namespace(THREADS_NAMESPACE), 86_400_000);
+  const poster = webClientPoster(
+    createSlackWebClient({ token: slack.token, apiUrl: slack.url, logger, timeoutMs: 2000 }),
+  );
+  const sender = new OutboxSender({
+    outbox,
+    threads,
+    poster,
+    pacer: new ChannelPacer(overrides.messagesPerSecond ?? 10),
+    logger,
+    retry: { baseMs: 5, maxMs: 20, attemptsPerFlush: 3 },
+    ...overrides,
+  });
+  return { outbox, threads, sender };
+}
