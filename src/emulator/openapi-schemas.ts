@@ -57,8 +57,9 @@ const webhookHealth: Json = {
   type: "object",
   properties: {
     consecutiveFailures: { type: "integer", minimum: 0 },
+    disabledReason: nullable("string", { description: "Why the endpoint was disabled (automatic or manual)." }),
     lastDeliveryAt: nullableDateTime,
-    lastStatus: nullable("string"),
+    lastStatus: nullable("string", { enum: ["succeeded", "failed", null] }),
     recentDeliveries: {
       type: "array",
       maxItems: 20,
@@ -66,14 +67,15 @@ const webhookHealth: Json = {
       items: {
         type: "object",
         properties: {
-          id: { type: "string" },
+          deliveryId: { type: "string", description: "The X-Service-Delivery value of the attempt." },
           eventId: { type: "string" },
           eventType: { type: "string" },
           attempt: { type: "integer", minimum: 1, maximum: 6 },
-          status: { type: "string" },
+          at: dateTime,
+          ok: { type: "boolean" },
           httpStatus: nullable("integer"),
           error: nullable("string"),
-          deliveredAt: dateTime,
+          durationMs: { type: "integer", minimum: 0 },
         },
       },
     },

@@ -197,7 +197,7 @@ describe("4.3 503 SEAT_RESERVATION_BUSY", () => {
   it("8 concurrent adds over the per-company limit: 503 SEAT_RESERVATION_BUSY with Retry-After", async () => {
     const slow = await bootEmulator({ seed: "empty", rateLimitPerMinute: 100_000, importDelayMs: 0 });
     try {
-      await slow.faults({ statuses: [] });
+      await slow.faults({ latencyMs: 100 });
       const results = await Promise.all(
         Array.from({ length: 30 }, () => slow.post("/employees", { networkUrl: profileUrl() })),
       );

@@ -234,3 +234,14 @@ describe("3.1 revive an archived profile", () => {
     expect(roster.json.total).toBe(1);
   });
 });
+
+describe("3.1 permanent erase of a non-archived person (not shown)", () => {
+  it("3.1 permanent=true on a non-archived person erases it in one step (README choice) and frees the seat", async () => {
+    const p = await addPerson(w);
+    const res = await w.delete(`/employees/${String(p.id)}`, { query: { permanent: true } });
+    expect(res.status).toBe(200);
+    expect(res.json).toMatchObject({ id: p.id, deleted: true });
+    expectError(await w.get(`/employees/${String(p.id)}`), 404, null);
+    expect(await seatsInOrganization(w)).toBe(0);
+  });
+});

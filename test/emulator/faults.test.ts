@@ -16,16 +16,21 @@ async function statuses(n: number): Promise<number[]> {
 }
 
 describe("control API: POST /_emulator/faults", () => {
-  it("faults errorRate 1 with statuses: every API response is one of the injected 5xx", async () => {
-    await w.faults({ errorRate: 1, statuses: [502, 503] });
+  it("faults errorRate 1: every API response is an injected 5xx", async () => {
+    await w.faults({ errorRate: 1 });
     const got = await statuses(10);
-    expect(got.every((s) => s === 502 || s === 503)).toBe(true);
+    expect(got.every((s) => s === 500 || s === 502 || s === 503)).toBe(true);
+  });
+
+  it("faults statuses: a burst answered in order, one request each, then normal service", async () => {
+    await w.faults({ statuses: [503, 502, 500] });
+    expect(await statuses(4)).toEqual([503, 502, 500, 200]);
   });
 
   it("faults errorRate 0.5 injects roughly half (seeded, not all, not none)", async () => {
-    await w.faults({ errorRate: 0.5, statuses: [500] });
+    await w.faults({ errorRate: 0.5 });
     const got = await statuses(60);
-    const injected = got.filter((s) => s === 500).length;
+    const injected = got.filter((s) => s >= 500).length;
     expect(injected).toBeGreaterThan(5);
     expect(injected).toBeLessThan(55);
   });
@@ -39,11 +44,13 @@ describe("control API: POST /_emulator/faults", () => {
   });
 
   it("faults a 429 burst carries Retry-After and no code", async () => {
-    await w.faults({ errorRate: 1, statuses: [429] });
-    const res = await w.get("/me");
-    expect(res.status).toBe(429);
-    expect(res.headers.get("retry-after")).toMatch(/^\d+$/);
-    expect(res.json.code).toBeUndefined();
+    await w.faults({ statuses: [429, 429] });
+    for (const res of [await w.get("/me"), await w.get("/me")]) {
+      expect(res.status).toBe(429);
+      expect(res.headers.get("retry-after")).toMatch(/^\d+$/);
+      expect(res.json.code).toBeUndefined();
+    }
+    expect((await w.get("/me")).status).toBe(200);
   });
 
   it("faults timeoutRate 1: the response does not arrive before the client gives up", async () => {
@@ -60,7 +67,7 @@ describe("control API: POST /_emulator/faults", () => {
   });
 
   it("faults are cleared with rates 0; the control API itself is never faulted", async () => {
-    await w.faults({ errorRate: 1, statuses: [500] });
+    await w.faults({ errorRate: 1 });
     expect((await w.raw("GET", "/_emulator/state")).status).toBe(200);
     await w.faults({ errorRate: 0, timeoutRate: 0, malformedRate: 0 });
     expect(await statuses(5)).toEqual([200, 200, 200, 200, 200]);
