@@ -1,6 +1,8 @@
 import { randomUUID } from "node:crypto";
 import type { RetentionClient } from "../api/client.js";
+import type { Billing } from "../api/schemas.js";
 import type { Config } from "../config/schema.js";
+import { EXIT_PARTIAL, PaymentRequiredError } from "../errors.js";
 import type { Logger } from "../logger.js";
 import type { StateStore } from "../store/state-store.js";
 import { type ApplyResult, applyPlan, type JournalEntry } from "./apply-plan.js";
@@ -14,7 +16,7 @@ import {
   type ServicePerson,
 } from "./diff-roster.js";
 import { type PlanStep, planReconcile } from "./plan-reconcile.js";
-import { readRoster } from "./read-roster.js";
+import { type RosterFile, readRoster } from "./read-roster.js";
 import { countBy, limitList, plannedCounts, type ReconcileReport, reportExitCode } from "./report.js";
 import { seatBudget } from "./seat-budget.js";
 
@@ -84,8 +86,16 @@ export async function reconcileOnce(deps: ReconcileDeps, options: ReconcileOptio
     );
   }
 
-  const current = await readServiceRoster(client);
-  const billing = await client.getBilling();
+  let current: Awaited<ReturnType<typeof readServiceRoster>>;
+  let billing: Billing;
+  try {
+    current = await readServiceRoster(client);
+    billing = await client.getBilling();
+  } catch (error) {
+    // Spec 5.8: with no subscription or trial the whole API answers 402; report it, change nothing.
+    if (!(error instanceof PaymentRequiredError)) throw error;
+    return blockedReport(file, started, now(), roster, error);
+  }
   let requests = current.requests + 1;
   const memory = (await memoryNs.get<RosterMemory>("state")) ?? EMPTY_MEMORY;
   const desired = desiredPeople(roster.people, rules.untrackedDepartments);
@@ -179,4 +189,48 @@ export async function reconcileOnce(deps: ReconcileDeps, options: ReconcileOptio
     "reconcile finished",
   );
   return report;
+}
+
+function blockedReport(
+  file: string,
+  started: Date,
+  finished: Date,
+  roster: RosterFile,
+  error: PaymentRequiredError,
+): ReconcileReport {
+  const inactive = error.code === "SUBSCRIPTION_INACTIVE";
+  return {
+    dryRun: false,
+    file,
+    startedAt: started.toISOString(),
+    durationMs: finished.getTime() - started.getTime(),
+    rows: {
+      read: roster.rowCount,
+      inScope: roster.people.length,
+      byReason: countBy(roster.problems, (p) => p.reason),
+      problems: limitList(roster.problems),
+    },
+    notices: roster.notices,
+    billing: { state: inactive ? "inactive" : "charge-failed", planStatus: undefined, perSeatUsd: 5 },
+    planned: { add: 0, revive: 0, track: 0, untrack: 0, archive: 0, erase: 0 },
+    seatDelta: 0,
+    monthlyCostDeltaUsd: 0,
+    guardedArchives: 0,
+    waitingToArchive: 0,
+    unknownLeftAlone: 0,
+    deferred: { total: 0, byReason: {}, items: [] },
+    findings: [
+      {
+        kind: "billing-blocked",
+        severity: "error",
+        message: `the service refused access (${error.code ?? "402"}): no active subscription or trial; nothing was changed`,
+      },
+    ],
+    failures: [],
+    serviceRowErrors: [],
+    requests: 1,
+    writeRequests: 0,
+    interrupted: false,
+    exitCode: EXIT_PARTIAL,
+  };
 }

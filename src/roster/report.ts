@@ -97,7 +97,7 @@ export function renderReportText(r: ReconcileReport): string {
     `  billing: ${r.billing.state} (plan ${r.billing.planStatus ?? "unknown"}, ${r.billing.perSeatUsd} USD/seat)`,
   );
   lines.push("");
-  lines.push("  change      planned" + (r.applied ? "   done" : ""));
+  lines.push(`  change      planned${r.applied ? "   done" : ""}`);
   const done: Record<string, number | undefined> = r.applied
     ? {
         add: r.applied.addedTracked + r.applied.addedUntracked,
