@@ -1,0 +1,158 @@
+/**
+ * Vitest-friendly access to the emulator: `useEmulator()` starts one per test file (closed after
+ * all tests), and `EmulatorControl` wraps the `/_emulator/*` control API over real HTTP.
+ */
+import { afterAll, beforeAll } from "vitest";
+import { type EmulatorHandle, type EmulatorOptions, startEmulator } from "../../src/emulator/start-emulator.js";
+
+export type { EmulatorHandle, EmulatorOptions };
+
+export interface CreatedKey {
+  id: string;
+  key: string;
+  scopes: string[];
+  organizationId: number;
+  revoked: boolean;
+}
+
+export interface GeneratedChange {
+  id: number;
+  organizationId: number;
+  employeeId: number;
+  changeType: string;
+  riskScore: number | null;
+  riskLevel: string;
+  detectedAt: string;
+  [field: string]: unknown;
+}
+
+export interface RequestLogEntry {
+  method: string;
+  path: string;
+  query: string;
+  status: number;
+  time: string;
+  keyId: string | null;
+}
+
+/** Typed client of the control API. */
+export class EmulatorControl {
+  constructor(readonly url: string) {}
+
+  private async call<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const res = await fetch(`${this.url}/_emulator/${path}`, {
+      method,
+      headers: { "content-type": "application/json" },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const text = await res.text();
+    if (!res.ok) throw new Error(`control ${method} /_emulator/${path}: HTTP ${res.status} ${text}`);
+    return JSON.parse(text) as T;
+  }
+
+  createKey(
+    input: { scopes?: ("read" | "write")[]; organizationId?: number; revoked?: boolean } = {},
+  ): Promise<CreatedKey> {
+    return this.call("POST", "keys", input);
+  }
+
+  revokeKey(key: string): Promise<CreatedKey> {
+    return this.call("POST", "keys", { key, revoked: true });
+  }
+
+  advanceClock(seconds: number): Promise<{ now: string; offsetSeconds: number }> {
+    return this.call("POST", "clock", { advanceSeconds: seconds });
+  }
+
+  billing(input: {
+    status?: "active" | "trialing" | "past_due" | "canceled" | "none";
+    chargeFails?: boolean;
+    trial?: boolean;
+    trialDaysLeft?: number;
+    apiSeatsPerDay?: number;
+    rowsPerDay?: number;
+  }): Promise<Record<string, unknown>> {
+    return this.call("POST", "billing", input);
+  }
+
+  async signals(
+    input: {
+      count?: number;
+      organizationId?: number;
+      employeeId?: number;
+      changeType?: string;
+      riskScore?: number;
+    } = {},
+  ): Promise<GeneratedChange[]> {
+    return (await this.call<{ changes: GeneratedChange[] }>("POST", "signals", input)).changes;
+  }
+
+  faults(input: {
+    errorRate?: number;
+    timeoutRate?: number;
+    malformedRate?: number;
+    statuses?: number[];
+    timeoutDelayMs?: number;
+    latencyMs?: number;
+  }): Promise<Record<string, unknown>> {
+    return this.call("POST", "faults", input);
+  }
+
+  clearFaults(): Promise<Record<string, unknown>> {
+    return this.faults({ errorRate: 0, timeoutRate: 0, malformedRate: 0, statuses: [], latencyMs: 0 });
+  }
+
+  state(summary = false): Promise<Record<string, unknown>> {
+    return this.call("GET", summary ? "state?summary=true" : "state");
+  }
+
+  async requests(): Promise<RequestLogEntry[]> {
+    return (await this.call<{ requests: RequestLogEntry[] }>("GET", "requests")).requests;
+  }
+
+  clearRequests(): Promise<unknown> {
+    return this.call("DELETE", "requests");
+  }
+
+  /** Seeds `count` people directly (no allowances), for large-roster tests and benchmarks. */
+  seedPeople(input: {
+    count: number;
+    organizationId?: number;
+    tracked?: boolean;
+    slugPrefix?: string;
+  }): Promise<{ employeeCount: number }> {
+    return this.call("POST", "employees", input);
+  }
+
+  reset(): Promise<unknown> {
+    return this.call("POST", "reset");
+  }
+}
+
+export interface TestEmulator extends EmulatorHandle {
+  control: EmulatorControl;
+}
+
+/** Starts an emulator (silent, import delay 0 by default) with its control client. */
+export async function startTestEmulator(options: EmulatorOptions = {}): Promise<TestEmulator> {
+  const handle = await startEmulator({ importDelayMs: 0, ...options });
+  return Object.assign(handle, { control: new EmulatorControl(handle.url) });
+}
+
+/**
+ * One emulator per test file: returns a getter valid inside tests. Reset it in `beforeEach`
+ * with `emulator().control.reset()` when tests must not see each other's changes.
+ */
+export function useEmulator(options: EmulatorOptions = {}): () => TestEmulator {
+  let current: TestEmulator | undefined;
+  beforeAll(async () => {
+    current = await startTestEmulator(options);
+  });
+  afterAll(async () => {
+    await current?.close();
+  });
+  return () => {
+    if (!current) throw new Error("useEmulator(): the emulator is only available inside tests");
+    return current;
+  };
+}
