@@ -1,0 +1,172 @@
+import { describe, expect, it } from "vitest";
+import type { BulkAddResult } from "../../src/api/loose-records.js";
+import { apiErrorFromStatus } from "../../src/errors.js";
+import { silentLogger } from "../../src/logger.js";
+import { applyPlan, type JournalEntry, type RosterWriter } from "../../src/roster/apply-plan.js";
+import type { PlanStep, ReconcilePlan } from "../../src/roster/plan-reconcile.js";
+import { openStateStore } from "../../src/store/state-store.js";
+
+const url = (n: number) => `https://www.linkedin.com/in/p-${n}`;
+const urls = (from: number, count: number) => Array.from({ length: count }, (_, i) => url(from + i));
+
+function plan(steps: PlanStep[]): ReconcilePlan {
+  return {
+    steps,
+    seatDelta: 0,
+    monthlyCostDeltaUsd: 0,
+    deferred: [],
+    findings: [],
+    guardedArchives: 0,
+    waitingToArchive: 0,
+    unknownLeftAlone: 0,
+  };
+}
+
+/** A scripted writer: each bulk call answers from `bulk` in turn; every call is recorded. */
+function writer(bulk: Array<BulkAddResult | Error>): RosterWriter & { calls: string[] } {
+  const calls: string[] = [];
+  return {
+    calls,
+    async bulkAddEmployees(input) {
+      calls.push(`bulk:${input.tracked}:${input.networkUrls.length}`);
+      const next = bulk.shift();
+      if (!next) throw new Error("unexpected bulk call");
+      if (next instanceof Error) throw next;
+      return next;
+    },
+    async addEmployee(input) {
+      calls.push(`add:${input.networkUrl}`);
+      return { outcome: "created" } as Awaited<ReturnType<RosterWriter["addEmployee"]>>;
+    },
+    async updateEmployee(id, patch) {
+      calls.push(`patch:${id}:${JSON.stringify(patch)}`);
+      return {} as Awaited<ReturnType<RosterWriter["updateEmployee"]>>;
+    },
+    async deleteEmployee(id, options) {
+      calls.push(`delete:${id}:${options?.permanent === true}`);
+      return {};
+    },
+  };
+}
+
+const ok = (n: number): BulkAddResult => ({ added: [], addedCount: n, skipped: [] });
+const deps = (client: RosterWriter) => ({
+  client,
+  logger: silentLogger(),
+  runId: "r1",
+  fingerprint: "f",
+  now: () => new Date(),
+});
+
+describe("applyPlan", () => {
+  it("handles a 207 item by item: duplicate, bad URL, ceiling (which stops later tracked chunks)", async () => {
+    const client = writer([
+      {
+        added: [],
+        addedCount: 2,
+        skipped: [
+          { networkUrl: url(2), reason: "duplicate", kind: "duplicate", message: "already there" },
+          { networkUrl: url(3), reason: "invalid_url", kind: "invalid_url", message: "bad" },
+          { networkUrl: url(4), reason: "seat_limit", kind: "seat_ceiling", message: "allowance spent" },
+        ],
+      },
+      ok(3),
+    ]);
+    const result = await applyPlan(
+      plan([
+        { kind: "add", tracked: true, urls: urls(0, 5) },
+        { kind: "add", tracked: true, urls: urls(5, 3) },
+        { kind: "add", tracked: false, urls: urls(8, 3) },
+      ]),
+      deps(client),
+    );
+    expect(client.calls).toEqual(["bulk:true:5", "bulk:false:3"]);
+    expect(result.counts).toMatchObject({ addedTracked: 2, addedUntracked: 3, alreadyPresent: 1 });
+    expect(result.rowErrors).toEqual([{ url: url(3), message: "bad" }]);
+    expect(result.deferred.map((d) => [d.url, d.reason])).toEqual([
+      [url(4), "api-seat-allowance"],
+      [url(5), "api-seat-allowance"],
+      [url(6), "api-seat-allowance"],
+      [url(7), "api-seat-allowance"],
+    ]);
+  });
+
+  it("stops adding on 429 ROW_QUOTA_EXCEEDED, keeps its Retry-After, and still archives", async () => {
+    const quota = apiErrorFromStatus({
+      status: 429,
+      code: "ROW_QUOTA_EXCEEDED",
+      message: "spent",
+      method: "POST",
+      path: "/employees/bulk",
+      retryAfterSeconds: 3600,
+    });
+    const client = writer([quota]);
+    const result = await applyPlan(
+      plan([
+        { kind: "archive", id: 9, url: url(9), tracked: true },
+        { kind: "add", tracked: true, urls: urls(0, 2) },
+        { kind: "add", tracked: false, urls: urls(2, 2) },
+      ]),
+      deps(client),
+    );
+    expect(client.calls).toEqual(['patch:9:{"status":"archived"}', "bulk:true:2"]);
+    expect(result.retryAfterSeconds).toBe(3600);
+    expect(result.counts.archived).toBe(1);
+    expect(result.deferred.map((d) => d.reason)).toEqual(Array(4).fill("row-quota-exceeded"));
+  });
+
+  it("stops every seat-taking change on 402", async () => {
+    const declined = apiErrorFromStatus({
+      status: 402,
+      code: "SEAT_CHARGE_FAILED",
+      message: "declined",
+      method: "POST",
+      path: "/employees/bulk",
+    });
+    const client = writer([declined]);
+    const result = await applyPlan(
+      plan([
+        { kind: "add", tracked: true, urls: urls(0, 2) },
+        { kind: "revive", tracked: true, id: 5, url: url(5) },
+        { kind: "untrack", id: 6, url: url(6) },
+      ]),
+      deps(client),
+    );
+    expect(client.calls).toEqual(["bulk:true:2", 'patch:6:{"tracked":false}']);
+    expect(result.deferred.map((d) => [d.change, d.reason])).toEqual([
+      ["add", "charge-failed"],
+      ["add", "charge-failed"],
+      ["revive", "charge-failed"],
+    ]);
+  });
+
+  it("journals each chunk before sending and stops cleanly when aborted", async () => {
+    const store = await openStateStore(":memory:");
+    const journal = store.namespace("roster.journal");
+    const seenInflight: Array<readonly string[] | undefined> = [];
+    const controller = new AbortController();
+    const base = writer([ok(2), ok(2)]);
+    const client: RosterWriter = {
+      ...base,
+      async bulkAddEmployees(input) {
+        seenInflight.push((await journal.get<JournalEntry>("run"))?.inflight);
+        return base.bulkAddEmployees(input);
+      },
+    };
+    const result = await applyPlan(
+      plan([
+        { kind: "add", tracked: true, urls: urls(0, 2) },
+        { kind: "add", tracked: true, urls: urls(2, 2) },
+        { kind: "add", tracked: true, urls: urls(4, 2) },
+      ]),
+      { ...deps(client), journal, signal: controller.signal, onProgress: (done) => done === 2 && controller.abort() },
+    );
+    expect(seenInflight).toEqual([urls(0, 2), urls(2, 2)]);
+    expect(result.interrupted).toBe(true);
+    expect(result.deferred.map((d) => d.reason)).toEqual(["interrupted", "interrupted"]);
+    expect(await journal.get<JournalEntry>("run")).toMatchObject({ completed: false, stepsDone: 2, stepsTotal: 3 });
+    await applyPlan(plan([]), { ...deps(writer([])), journal });
+    expect(await journal.get<JournalEntry>("run")).toMatchObject({ completed: true });
+    await store.close();
+  });
+});

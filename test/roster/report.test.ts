@@ -1,0 +1,75 @@
+import { describe, expect, it } from "vitest";
+import { type ReconcileReport, renderReportSlack, renderReportText, reportExitCode } from "../../src/roster/report.js";
+
+const base: ReconcileReport = {
+  dryRun: false,
+  file: "/data/hris.csv",
+  startedAt: "2026-11-23T02:00:00.000Z",
+  durationMs: 4200,
+  rows: {
+    read: 12,
+    inScope: 10,
+    byReason: { "invalid-url": 1, terminated: 1 },
+    problems: [{ line: 7, reason: "invalid-url", message: "not a LinkedIn URL" }],
+  },
+  notices: ["the file is semicolon-separated, not comma-separated; read it as such"],
+  billing: { state: "paying", planStatus: "active", perSeatUsd: 5 },
+  planned: { add: 9, revive: 1, track: 0, untrack: 0, archive: 2, erase: 0 },
+  seatDelta: 8,
+  monthlyCostDeltaUsd: 40,
+  guardedArchives: 0,
+  waitingToArchive: 3,
+  unknownLeftAlone: 4,
+  applied: {
+    addedTracked: 7,
+    addedUntracked: 0,
+    alreadyPresent: 0,
+    revived: 1,
+    tracked: 0,
+    untracked: 0,
+    archived: 2,
+    erased: 0,
+  },
+  deferred: { total: 2, byReason: { "api-seat-allowance": 2 }, items: [] },
+  findings: [],
+  failures: [],
+  serviceRowErrors: [],
+  requests: 9,
+  writeRequests: 4,
+  interrupted: false,
+  retryAfterSeconds: 3600,
+  exitCode: 3,
+};
+
+describe("report", () => {
+  it("renders counts, deltas, deferrals with their reason, and row errors with line numbers", () => {
+    const text = renderReportText(base);
+    expect(text).toMatch(/^Reconcile report: \/data\/hris\.csv/);
+    expect(text).toMatch(/add\s+9\s+7/);
+    expect(text).toMatch(/seat delta \+8 \(\+40\.00 USD\/month\)/);
+    expect(text).toMatch(/deferred to a later run: 2 \(api-seat-allowance 2\)/);
+    expect(text).toMatch(/line 7: invalid-url/);
+    expect(text).toMatch(/semicolon/);
+    expect(text).toMatch(/9 requests \(4 writes\) in 4\.2 s/);
+    const { applied: _applied, ...planOnly } = base;
+    expect(renderReportText({ ...planOnly, dryRun: true })).toMatch(/dry run, nothing changed/);
+  });
+
+  it("makes a loud Slack headline for a failed charge", () => {
+    const message = renderReportSlack({
+      ...base,
+      findings: [{ kind: "billing-blocked", severity: "error", message: "a seat charge failed: no one can be added" }],
+    });
+    expect(message.text).toMatch(/rotating_light.*charge failed/);
+    expect(JSON.stringify(message.blocks)).toContain("seat delta");
+  });
+
+  it("exits 3 only when something needs attention", () => {
+    const clean = { deferred: 0, findings: [], problems: [], failures: 0, serviceRowErrors: 0, interrupted: false };
+    expect(reportExitCode(clean)).toBe(0);
+    expect(reportExitCode({ ...clean, problems: [{ line: 2, reason: "terminated", message: "" }] })).toBe(0);
+    expect(reportExitCode({ ...clean, problems: [{ line: 2, reason: "duplicate", message: "" }] })).toBe(3);
+    expect(reportExitCode({ ...clean, deferred: 1 })).toBe(3);
+    expect(reportExitCode({ ...clean, interrupted: true })).toBe(3);
+  });
+});
