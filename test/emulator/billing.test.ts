@@ -213,3 +213,20 @@ describe("4.3 503 SEAT_RESERVATION_BUSY", () => {
     }
   });
 });
+
+describe("1/8 prorated seat price", () => {
+  it("8 unbilled seats are estimated prorated: at most 5 USD each, less later in the period", async () => {
+    await addTracked(1);
+    const first = num(obj((await billing()).seatSettlement).estimatedUnbilledUsd);
+    expect(first).toBeGreaterThan(0);
+    expect(first).toBeLessThanOrEqual(5);
+    const periodEnd = Date.parse(String(obj((await billing()).plan).currentPeriodEnd));
+    const daysLeft = (periodEnd - Date.now()) / 86_400_000;
+    expect(daysLeft).toBeGreaterThan(2);
+    await w.advanceClock(Math.floor(daysLeft / 2) * 86_400);
+    await addTracked(1);
+    const second = num(obj((await billing()).seatSettlement).estimatedUnbilledUsd) - first;
+    expect(second).toBeGreaterThan(0);
+    expect(second).toBeLessThan(first);
+  });
+});

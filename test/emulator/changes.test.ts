@@ -232,3 +232,21 @@ describe("2.6 latestChange", () => {
     });
   });
 });
+
+describe("2.5 deterministic generator", () => {
+  it("2.5 the same seed and the same calls give the same changes (who, type, score, text)", async () => {
+    const runs: unknown[] = [];
+    for (let i = 0; i < 2; i += 1) {
+      const demo = await bootEmulator({ seed: "demo", rateLimitPerMinute: 100_000 });
+      try {
+        await demo.signals({ count: 20 });
+        const items = asArray((await demo.get("/changes", { query: { pageSize: 100 } })).json.items);
+        runs.push(items.map(({ detectedAt: _d, employee: _e, ...rest }) => rest));
+      } finally {
+        await demo.close();
+      }
+    }
+    expect(runs[0]).toEqual(runs[1]);
+    expect((runs[0] as unknown[]).length).toBeGreaterThanOrEqual(20);
+  });
+});

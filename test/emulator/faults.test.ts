@@ -78,3 +78,13 @@ describe("control API: POST /_emulator/faults", () => {
     expect(res.status).toBe(400);
   });
 });
+
+describe("control API: slow responses", () => {
+  it("faults latencyMs delays every API response by at least that long", async () => {
+    await w.faults({ latencyMs: 120 });
+    const started = Date.now();
+    expect((await w.get("/me")).status).toBe(200);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(110);
+    await w.faults({ latencyMs: 0 });
+  });
+});

@@ -153,6 +153,9 @@ describe("6.3/6.4 deliveries", () => {
     const [d] = await rx.waitFor(1);
     const delivery = d as Delivery;
     expectDeliveryShape(delivery, String(ep.secret), "employee.warning");
+    // 6.4.2: receivers reject timestamps older than ~5 minutes, so t must be current wall-clock time
+    const t = verifySignature(delivery, String(ep.secret));
+    expect(Math.abs(t - Date.now() / 1000)).toBeLessThan(300);
     const change = obj(asArray((await w.get("/changes")).json.items)[0]);
     expect(delivery.body).toMatchObject({
       id: `evt_${String(change.id)}_1`,
