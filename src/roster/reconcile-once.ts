@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { RetentionClient } from "../api/client.js";
 import type { Billing } from "../api/schemas.js";
 import type { Config } from "../config/schema.js";
-import { EXIT_PARTIAL, PaymentRequiredError } from "../errors.js";
+import { ConfigError, EXIT_PARTIAL, PaymentRequiredError } from "../errors.js";
 import type { Logger } from "../logger.js";
 import type { StateStore } from "../store/state-store.js";
 import { type ApplyResult, applyPlan, type JournalEntry } from "./apply-plan.js";
@@ -67,7 +67,11 @@ export async function reconcileOnce(deps: ReconcileDeps, options: ReconcileOptio
   const now = options.now ?? (() => new Date());
   const started = now();
   const file = options.file ?? rules.file;
-  if (!file) throw new Error("no roster file: set roster.file or HRIS_ROSTER_FILE, or pass --file");
+  if (!file) {
+    throw new ConfigError("roster", [
+      { path: "roster.file", message: "required: set HRIS_ROSTER_FILE (or roster.file), or pass --file" },
+    ]);
+  }
   const roster = await readRoster({
     file,
     format: rules.format,
@@ -97,6 +101,15 @@ export async function reconcileOnce(deps: ReconcileDeps, options: ReconcileOptio
     return blockedReport(file, started, now(), roster, error);
   }
   let requests = current.requests + 1;
+  if (resumedRun && previous?.inflight) {
+    // The chunk in flight at the crash: re-reading the roster tells what the service kept of it.
+    const there = new Set(current.people.map((p) => p.profileUrl));
+    const kept = previous.inflight.filter((u) => there.has(u)).length;
+    logger.info(
+      { component: "reconcile", runId: resumedRun, kept, lost: previous.inflight.length - kept },
+      "interrupted chunk reconciled",
+    );
+  }
   const memory = (await memoryNs.get<RosterMemory>("state")) ?? EMPTY_MEMORY;
   const desired = desiredPeople(roster.people, rules.untrackedDepartments);
   const advanced = advanceMemory(
