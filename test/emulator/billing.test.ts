@@ -179,6 +179,21 @@ describe("8 seat settlement / 3.4 billing block", () => {
     expectError(await w.post("/employees", { networkUrl: profileUrl(), tracked: false }), 402, "SEAT_CHARGE_FAILED");
     const tracked = await w.get("/employees", { query: { tracked: true, pageSize: 100 } });
     expect(num(tracked.json.total)).toBeGreaterThanOrEqual(10);
+    // already-tracked people stay monitored: signals are still detected for them
+    expect((await w.raw("POST", "/_emulator/signals", { count: 2 })).status).toBe(201);
+    expect((await w.get("/changes")).json.total).toBe(2);
+  });
+
+  it("3.4/7 rule 2 while blocked, bulk adds skip every URL with reason charge_failed (brief wire shape), 207", async () => {
+    await w.setBilling({ chargeFails: true });
+    await addTracked(10);
+    await w.post("/employees", { networkUrl: profileUrl() });
+    for (const tracked of [true, false]) {
+      const res = await w.post("/employees/bulk", { networkUrls: profileUrls(2), tracked });
+      expect(res.status).toBe(207);
+      expect(asArray(res.json.added)).toHaveLength(0);
+      expect(asArray(res.json.skipped).map((s) => s.reason)).toEqual(["charge_failed", "charge_failed"]);
+    }
   });
 
   it("3.4 the block lifts by itself once a payment succeeds", async () => {

@@ -26,6 +26,8 @@ describe("4.2 GET /organization", () => {
     expect(res.json).not.toHaveProperty("plan");
     const tracked = await w.get("/employees", { query: { tracked: true, pageSize: 1 } });
     expect(res.json.trackedEmployeeCount).toBe(tracked.json.total);
+    const all = await w.get("/employees", { query: { pageSize: 1 } });
+    expect(res.json.employeeCount).toBe(all.json.total);
   });
 
   it("4.2 organizationId selects a competitor workspace (kind competitor)", async () => {

@@ -77,7 +77,10 @@ describe("4.6 POST /webhooks", () => {
       ]) {
         expectInvalid(await strict.post("/webhooks", { url }), "url");
       }
-      expect((await strict.post("/webhooks", { url: "https://hooks.example.com/retention" })).status).toBe(201);
+      const ok = await strict.post("/webhooks", { url: "https://hooks.example.com/retention" });
+      expect(ok.status).toBe(201);
+      // the same rules apply when PATCH changes the url
+      expectInvalid(await strict.patch(`/webhooks/${String(ok.json.id)}`, { url: "https://10.0.0.1/x" }), "url");
     } finally {
       await strict.close();
     }
@@ -325,5 +328,44 @@ describe("6.5 delivery and retry rules", () => {
     expect(health.consecutiveFailures).toBe(0);
     expect(typeof health.lastDeliveryAt).toBe("string");
     for (const d of recent) expect(d).toHaveProperty("httpStatus", 200);
+  });
+});
+
+describe("3.3 deliveries stop", () => {
+  it("3.3 disabling an endpoint drops its queued retries", async () => {
+    const ep = await endpoint();
+    rx.respondWith(500);
+    const p = await trackedPerson();
+    await w.signals({ employeeId: p.id, riskScore: 0.9 });
+    await rx.waitFor(1);
+    await w.patch(`/webhooks/${String(ep.id)}`, { enabled: false });
+    await w.advanceClock(48 * 3600);
+    expect(await rx.settle()).toBe(1);
+  });
+
+  it("3.3 deleting an endpoint drops its queued retries", async () => {
+    const ep = await endpoint();
+    rx.respondWith(500);
+    const p = await trackedPerson();
+    await w.signals({ employeeId: p.id, riskScore: 0.9 });
+    await rx.waitFor(1);
+    await w.delete(`/webhooks/${String(ep.id)}`);
+    await w.advanceClock(48 * 3600);
+    expect(await rx.settle()).toBe(1);
+  });
+
+  it("6.5 rule 1 a connection error is a failure recorded in delivery health", async () => {
+    const dead = await startReceiver();
+    const url = dead.url;
+    await dead.close();
+    const res = await w.post("/webhooks", { url });
+    expect(res.status).toBe(201);
+    const p = await trackedPerson();
+    await w.signals({ employeeId: p.id, riskScore: 0.9 });
+    const health = obj((await listed(res.json.id)).health);
+    expect(health.consecutiveFailures).toBe(1);
+    expect(health.lastStatus).toBe("failed");
+    const [attempt] = asArray(health.recentDeliveries);
+    expect(obj(attempt)).toMatchObject({ ok: false, httpStatus: null, error: expect.any(String) });
   });
 });
