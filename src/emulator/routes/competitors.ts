@@ -28,8 +28,8 @@ function reachableCompetitor(em: Emulator, key: KeyRecord, rawId: string | undef
 }
 
 function scheduleImport(em: Emulator, org: OrganizationRecord, now: number): void {
+  // Runs on the first request at or after readyAt: the creation response always shows the import running.
   em.state.rosterImports.push({ orgId: org.id, readyAt: now + em.config.importDelayMs });
-  if (em.config.importDelayMs === 0) em.settle();
 }
 
 export const competitorRoutes: Route[] = [
