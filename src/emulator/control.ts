@@ -104,7 +104,8 @@ export async function handleControl(
         acc.trialEndsAt = null;
       }
       if (b.status !== undefined) acc.status = b.status;
-      if (acc.status === "trialing" && acc.trialEndsAt === null) acc.trialEndsAt = now + (b.trialDaysLeft ?? TRIAL_DAYS) * DAY;
+      if (acc.status === "trialing" && acc.trialEndsAt === null)
+        acc.trialEndsAt = now + (b.trialDaysLeft ?? TRIAL_DAYS) * DAY;
       if (b.apiSeatsPerDay !== undefined) acc.apiSeatsPerDay = b.apiSeatsPerDay;
       if (b.rowsPerDay !== undefined) acc.rowsPerDay = b.rowsPerDay;
       if (b.chargeFails === true) {
