@@ -1,8 +1,89 @@
-import { EXIT_RUNTIME, type ExitCode } from "../errors.js";
-import type { CommandIO } from "./command-io.js";
+import { createAlertPipeline } from "../alerts/alert-pipeline.js";
+import { loadHrisLookup } from "../alerts/hris-lookup.js";
+import type { PollReport } from "../alerts/poll-changes.js";
+import { loadConfig } from "../config/load-config.js";
+import { renderSlackMessage } from "../demo/render-slack-message.js";
+import { EXIT_OK, EXIT_PARTIAL, type ExitCode, UsageError } from "../errors.js";
+import type { Logger } from "../logger.js";
+import { createSlackWebClient, webClientPoster } from "../slack/slack-poster.js";
+import { CONFIG_FLAG, type CommandIO, parseCommandFlags, writeLine } from "./command-io.js";
+import { openRuntime } from "./runtime.js";
 
-/** Placeholder until the owner of `poll` lands it. */
+const FLAGS = { ...CONFIG_FLAG, once: { type: "boolean" }, "dry-run": { type: "boolean" } } as const;
+
+async function hrisOrNothing(config: Parameters<typeof loadHrisLookup>[0], logger: Logger) {
+  try {
+    return await loadHrisLookup(config, new Date());
+  } catch (error) {
+    logger.warn({ err: error }, "HRIS roster unreadable: alerts go out without HRIS department and manager");
+    return undefined;
+  }
+}
+
+function printDryRun(io: CommandIO, report: PollReport): void {
+  if (report.drafts.length === 0) {
+    writeLine(
+      io.stdout,
+      `dry run: no Slack message would be posted (${report.alerts} new alerts, ${report.unrouted} unrouted).`,
+    );
+    return;
+  }
+  writeLine(
+    io.stdout,
+    `dry run: ${report.drafts.length} Slack message(s) would be posted for ${report.alerts} alert(s):`,
+  );
+  for (const draft of report.drafts) {
+    writeLine(io.stdout);
+    writeLine(
+      io.stdout,
+      renderSlackMessage({
+        channel: draft.kind === "dm" ? `DM to ${draft.managerEmail}` : draft.channel,
+        text: draft.message.text,
+        blocks: draft.message.blocks,
+      }),
+    );
+  }
+}
+
+/** `retention-sync poll --once [--dry-run] [--config PATH]`: one polling pass over every lens. */
 export async function run(io: CommandIO): Promise<ExitCode> {
-  io.stderr.write("retention-sync poll: not implemented yet\n");
-  return EXIT_RUNTIME;
+  const { values } = parseCommandFlags("poll", io, FLAGS);
+  if (values.once !== true) {
+    throw new UsageError(
+      'poll: only "poll --once [--dry-run]" exists; the daemon ("retention-sync run") polls continuously',
+    );
+  }
+  const dryRun = values["dry-run"] === true;
+  const config = loadConfig({ ...(values.config !== undefined ? { file: values.config } : {}), env: io.env });
+  const runtime = await openRuntime(config, io, { client: true, store: true, slack: !dryRun });
+  try {
+    const poster =
+      dryRun || !config.slack.token
+        ? undefined
+        : webClientPoster(
+            createSlackWebClient({ token: config.slack.token, apiUrl: config.slack.apiUrl, logger: runtime.logger }),
+          );
+    const pipeline = createAlertPipeline({
+      config,
+      store: runtime.store,
+      client: runtime.client,
+      poster,
+      logger: runtime.logger,
+      hris: await hrisOrNothing(config.roster, runtime.logger),
+    });
+    const report = await pipeline.poll({ now: new Date(), dryRun });
+    if (dryRun) {
+      printDryRun(io, report);
+      return EXIT_OK;
+    }
+    const flush = report.flush;
+    writeLine(
+      io.stdout,
+      `poll: ${report.alerts} new alert(s), ${flush?.sent ?? 0} message(s) posted, ${flush?.pending ?? 0} waiting in the outbox.`,
+    );
+    const lensFailed = report.lenses.some((l) => l.error !== undefined);
+    return lensFailed || (flush?.pending ?? 0) > 0 ? EXIT_PARTIAL : EXIT_OK;
+  } finally {
+    await runtime.close();
+  }
 }

@@ -1,0 +1,85 @@
+import type { ChangeItem } from "../api/change-item.js";
+import type { Employee } from "../api/spec-records.js";
+import type { Logger } from "../logger.js";
+import type { Alert } from "./alert.js";
+import type { Lens } from "./lens.js";
+
+/** What the HRIS roster knows about a person, found by profile URL. */
+export interface HrisDetails {
+  readonly department?: string | undefined;
+  readonly managerEmail?: string | undefined;
+}
+export type HrisLookup = (networkUrl: string) => HrisDetails | undefined;
+
+export interface EnrichDeps {
+  readonly getEmployee: (id: number) => Promise<Employee>;
+  readonly hris?: HrisLookup | undefined;
+  /** alerts.dashboardUrl: base for person links when a change carries none. */
+  readonly dashboardUrl?: string | undefined;
+  readonly logger: Logger;
+}
+
+const text = (value: string | null | undefined): string | undefined => (value?.trim() ? value.trim() : undefined);
+
+/**
+ * Turns change items into alerts, filling missing person details from `GET /employees/{id}`
+ * (each person fetched at most once per pass) and department/manager from the HRIS row.
+ */
+export class ChangeEnricher {
+  private readonly employees = new Map<number, Promise<Employee | undefined>>();
+
+  constructor(private readonly deps: EnrichDeps) {}
+
+  private employee(id: number): Promise<Employee | undefined> {
+    let pending = this.employees.get(id);
+    if (!pending) {
+      pending = this.deps.getEmployee(id).catch((error: unknown) => {
+        this.deps.logger.warn(
+          { employeeId: id, err: error },
+          "could not fetch employee details; alerting without them",
+        );
+        return undefined;
+      });
+      this.employees.set(id, pending);
+    }
+    return pending;
+  }
+
+  async toAlert(item: ChangeItem, lens: Lens): Promise<Alert> {
+    const given = item.employee ?? {};
+    const employeeId = item.employeeId ?? given.id;
+    const lacking = !text(given.name) || !given.networkUrl;
+    const fetched = lacking && employeeId !== undefined ? await this.employee(employeeId) : undefined;
+    const profileUrl = given.networkUrl ?? fetched?.networkUrl;
+    const hris = profileUrl && this.deps.hris ? this.deps.hris(profileUrl) : undefined;
+    const base = this.deps.dashboardUrl?.replace(/\/+$/, "");
+    const dashboardUrl =
+      given.url ??
+      (typeof fetched?.url === "string" ? fetched.url : undefined) ??
+      (base && employeeId !== undefined ? `${base}/employees/${employeeId}` : undefined);
+    return {
+      key: item.key,
+      lens,
+      changeType: item.changeType,
+      riskScore: item.riskScore,
+      riskLevel: item.riskLevel,
+      detectedAt: item.detectedAt,
+      summary: item.summary,
+      factors: item.factors,
+      changedFields: item.changedFields,
+      person: {
+        employeeId,
+        name:
+          text(given.name) ??
+          text(fetched?.name) ??
+          (employeeId !== undefined ? `Employee #${employeeId}` : "Unknown person"),
+        title: text(given.title) ?? text(fetched?.title),
+        department: text(hris?.department) ?? text(given.department) ?? text(fetched?.department),
+        location: text(given.location) ?? text(fetched?.location),
+        profileUrl,
+        dashboardUrl,
+        managerEmail: text(hris?.managerEmail),
+      },
+    };
+  }
+}
