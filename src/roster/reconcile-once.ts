@@ -17,7 +17,7 @@ import {
 } from "./diff-roster.js";
 import { type PlanStep, planReconcile } from "./plan-reconcile.js";
 import { type RosterFile, readRoster } from "./read-roster.js";
-import { countBy, limitList, plannedCounts, type ReconcileReport, reportExitCode } from "./report.js";
+import { countBy, limitList, plannedCounts, plannedRemovals, type ReconcileReport, reportExitCode } from "./report.js";
 import { seatBudget } from "./seat-budget.js";
 
 export interface ReconcileDeps {
@@ -166,6 +166,7 @@ export async function reconcileOnce(deps: ReconcileDeps, options: ReconcileOptio
     notices: roster.notices,
     billing: { state: budget.state, planStatus: budget.planStatus, perSeatUsd: budget.perSeatUsd },
     planned: plannedCounts(plan),
+    removals: plannedRemovals(plan),
     seatDelta: plan.seatDelta,
     monthlyCostDeltaUsd: plan.monthlyCostDeltaUsd,
     guardedArchives: plan.guardedArchives,

@@ -23,6 +23,8 @@ export interface ReconcileReport {
     readonly perSeatUsd: number;
   };
   readonly planned: Readonly<Record<"add" | "revive" | "track" | "untrack" | "archive" | "erase", number>>;
+  /** Who would be archived or erased (first 50): what a reviewer of a dry run checks first. */
+  readonly removals?: ReadonlyArray<{ readonly change: "archive" | "erase"; readonly url: string }>;
   readonly seatDelta: number;
   readonly monthlyCostDeltaUsd: number;
   readonly guardedArchives: number;
@@ -76,6 +78,13 @@ export function plannedCounts(plan: ReconcilePlan): ReconcileReport["planned"] {
   const planned = { add: 0, revive: 0, track: 0, untrack: 0, archive: 0, erase: 0 };
   for (const step of plan.steps) planned[step.kind] += step.kind === "add" ? step.urls.length : 1;
   return planned;
+}
+
+export function plannedRemovals(plan: ReconcilePlan): NonNullable<ReconcileReport["removals"]> {
+  const out: Array<{ change: "archive" | "erase"; url: string }> = [];
+  for (const step of plan.steps)
+    if (step.kind === "archive" || step.kind === "erase") out.push({ change: step.kind, url: step.url });
+  return limitList(out);
 }
 
 export function limitList<T>(items: readonly T[]): T[] {

@@ -56,6 +56,7 @@ describe("reconcile against the emulator", () => {
     expect(same.planned.archive).toBe(0);
     const rerun = await h.reconcile(await h.files.write("d2.csv", toCsv(without)));
     expect(rerun.planned.archive).toBe(2);
+    expect(rerun.removals?.map((r) => r.url).sort()).toEqual([canonicalUrl("person-0"), canonicalUrl("person-1")]);
     expect(rerun.applied?.archived).toBe(2);
     const archived = (await h.roster()).filter((e) => e.status === "archived").map((e) => e.networkUrl);
     expect(archived.sort()).toEqual([canonicalUrl("person-0"), canonicalUrl("person-1")]);
