@@ -242,6 +242,7 @@ export function componentSchemas(): Json {
         paused: { type: "boolean" },
         trackedEmployeeCount: { type: "integer" },
         employeeCount: { type: "integer" },
+        importing: { type: "boolean", description: "True while the roster import runs." },
         createdAt: dateTime,
       },
     },

@@ -119,3 +119,27 @@ describe("4.1 GET /me", () => {
     expect(me.json.scopes).toEqual(["read"]);
   });
 });
+
+describe("5.3 reach of a key", () => {
+  it("5.3 another company (seed Initech 9001) is outside the key's reach: 404 both ways", async () => {
+    const w = wire();
+    const initechKey = await w.createKey({ scopes: ["read", "write"], organizationId: 9001 });
+    const me = await w.get("/me", { key: initechKey });
+    expect(obj(me.json.organization).id).toBe(9001);
+    const initechPeople = asArray((await w.get("/employees", { key: initechKey })).json.items);
+    expect(initechPeople.length).toBeGreaterThan(0);
+    const stranger = String(obj(initechPeople[0]).id);
+    expectError(await w.get(`/employees/${stranger}`), 404, null);
+    expectError(await w.get(`/employees/${stranger}/changes`), 404, null);
+    expectError(await w.patch(`/employees/${stranger}`, { tracked: false }), 404, null);
+    expectError(await w.get("/organization", { query: { organizationId: 9001 } }), 404, null);
+    expectError(await w.get("/employees", { query: { organizationId: 9001 } }), 404, null);
+    expectError(await w.get("/employees", { key: initechKey, query: { organizationId: w.organizationId } }), 404, null);
+    const mine = obj(asArray((await w.get("/employees", { query: { pageSize: 1 } })).json.items)[0]);
+    expectError(await w.get(`/employees/${String(mine.id)}`, { key: initechKey }), 404, null);
+  });
+
+  it("4 an unknown path is 404 without code", async () => {
+    expectError(await wire().get("/no-such-resource"), 404, null);
+  });
+});

@@ -103,6 +103,20 @@ describe("5.8 402 SUBSCRIPTION_INACTIVE", () => {
     await w.setBilling({ status: "active" });
     expect((await w.get("/me")).status).toBe(200);
   });
+
+  it("5.8 past_due still has a subscription (README): access continues", async () => {
+    await w.setBilling({ status: "past_due" });
+    expect((await w.get("/me")).status).toBe(200);
+    expect(obj((await billing()).plan).status).toBe("past_due");
+  });
+
+  it("5.8 an expired trial (trialDaysLeft) pauses access, /billing included; a subscription restores it", async () => {
+    await w.setBilling({ trial: true, trialDaysLeft: 1 });
+    await w.advanceClock(86_400 + 1);
+    expectError(await w.get("/billing"), 402, "SUBSCRIPTION_INACTIVE");
+    await w.setBilling({ status: "active" });
+    expect(obj((await billing()).plan).status).toBe("active");
+  });
 });
 
 describe("8 daily API seat allowance / 429 SEAT_QUOTA_EXCEEDED", () => {

@@ -190,3 +190,16 @@ describe("4.5 DELETE /competitors/{id}", () => {
     expectError(await w.delete(`/competitors/${id}`), 404, null);
   });
 });
+
+describe("4.5 choices where the spec is silent (README)", () => {
+  it("4.5 name omitted: the workspace is named after the resolved company", async () => {
+    const c = await create({ companyNetworkUrl: page("umbrella-corp") });
+    expect(c.name).toBe("Umbrella Corp");
+  });
+
+  it("4.5 the same company page twice makes a second workspace", async () => {
+    const a = await create({ companyNetworkUrl: page("twice-co"), name: "Twice Co" });
+    const b = await create({ companyNetworkUrl: page("twice-co"), name: "Twice Co" });
+    expect(a.id).not.toBe(b.id);
+  });
+});

@@ -54,7 +54,16 @@ describe("4.3 POST /employees", () => {
   it("3.1 409 EMPLOYEE_EXISTS for a profile already on the roster", async () => {
     const url = profileUrl();
     await addPerson(w, { networkUrl: url });
-    expectError(await w.post("/employees", { networkUrl: url }), 409, "EMPLOYEE_EXISTS");
+    const again = await w.post("/employees", { networkUrl: url });
+    expectError(again, 409, "EMPLOYEE_EXISTS");
+    // README choice: the 409 also names the existing row
+    expect(typeof again.json.employeeId).toBe("number");
+  });
+
+  it("3.1 responses carry the canonical profile URL (README: https://www.linkedin.com/in/<slug lower-cased>)", async () => {
+    const res = await w.post("/employees", { networkUrl: "http://LinkedIn.com/in/Mixed-Case-Slug/?trk=x" });
+    expect(res.status).toBe(201);
+    expect(res.json.networkUrl).toBe("https://www.linkedin.com/in/mixed-case-slug");
   });
 
   it("3.1 profile URLs match regardless of scheme, www, trailing slash, host case and query", async () => {
@@ -243,5 +252,32 @@ describe("3.1 permanent erase of a non-archived person (not shown)", () => {
     expect(res.json).toMatchObject({ id: p.id, deleted: true });
     expectError(await w.get(`/employees/${String(p.id)}`), 404, null);
     expect(await seatsInOrganization(w)).toBe(0);
+  });
+});
+
+describe("3.1 revive through bulk and the seat allowance", () => {
+  it("3.1 an archived URL in a bulk batch is revived and listed in added (README)", async () => {
+    const url = profileUrl();
+    const p = await addPerson(w, { networkUrl: url });
+    await w.delete(`/employees/${String(p.id)}`);
+    const res = await w.post("/employees/bulk", { networkUrls: [url] });
+    expect(res.status).toBe(201);
+    const [revived] = asArray(res.json.added);
+    expect(revived).toMatchObject({ id: p.id, tracked: true });
+    expect((await w.get("/employees")).json.total).toBe(1);
+  });
+
+  it("8 PATCH tracked:true counts against the API seat allowance (README): 429 SEAT_QUOTA_EXCEEDED when spent", async () => {
+    const limited = await bootEmulator({ seed: "empty", rateLimitPerMinute: 100_000 });
+    try {
+      await limited.setBilling({ apiSeatsPerDay: 2 });
+      const a = await limited.post("/employees", { networkUrl: profileUrl(), tracked: false });
+      await limited.post("/employees", { networkUrl: profileUrl() });
+      await limited.post("/employees", { networkUrl: profileUrl() });
+      const res = await limited.patch(`/employees/${String(a.json.id)}`, { tracked: true });
+      expectError(res, 429, "SEAT_QUOTA_EXCEEDED");
+    } finally {
+      await limited.close();
+    }
   });
 });

@@ -88,3 +88,10 @@ describe("control API: slow responses", () => {
     await w.faults({ latencyMs: 0 });
   });
 });
+
+describe("control API: held responses", () => {
+  it("faults timeoutRate with timeoutDelayMs: the held response ends as 504", async () => {
+    await w.faults({ timeoutRate: 1, timeoutDelayMs: 50 });
+    expect((await w.get("/me")).status).toBe(504);
+  });
+});

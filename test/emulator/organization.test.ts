@@ -80,6 +80,9 @@ describe("4.2 PATCH /organization", () => {
       expect(res.status).toBe(200);
       expect(allowed).toContain(res.json.alertRiskThreshold);
     }
+    // README choice: the nearer one; the midpoint 0.625 snaps to 0.5
+    expect((await w.patch("/organization", { alertRiskThreshold: 0.625 })).json.alertRiskThreshold).toBe(0.5);
+    expect((await w.patch("/organization", { alertRiskThreshold: 0.63 })).json.alertRiskThreshold).toBe(0.75);
     const low = await w.patch("/organization", { alertRiskThreshold: 0.51 });
     const high = await w.patch("/organization", { alertRiskThreshold: 0.74 });
     expect(low.json.alertRiskThreshold).toBe(0.5);

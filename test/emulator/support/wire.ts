@@ -3,7 +3,7 @@
  * so it never goes through the retention-sync API client.
  */
 import { afterAll, beforeAll } from "vitest";
-import { type EmulatorHandle, type EmulatorOptions, startEmulator } from "../../../src/emulator/start-emulator.js";
+import { type EmulatorHandle, type EmulatorOptions, startTestEmulator } from "../../helpers/start-emulator.js";
 
 export type JsonObject = Record<string, unknown>;
 
@@ -147,7 +147,7 @@ export function keyText(body: unknown): string {
 export const FAST: EmulatorOptions = { importDelayMs: 0, signalIntervalMs: 0, allowLoopbackWebhooks: true };
 
 export async function bootEmulator(options: EmulatorOptions = {}): Promise<Wire> {
-  return new Wire(await startEmulator({ port: 0, host: "127.0.0.1", seed: "empty", ...FAST, ...options }));
+  return new Wire(await startTestEmulator({ port: 0, host: "127.0.0.1", seed: "empty", ...FAST, ...options }));
 }
 
 /** One emulator for a whole file (read-only tests, or tests that tolerate shared state). */
