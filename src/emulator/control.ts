@@ -74,6 +74,13 @@ export async function handleControl(
         return { status: 200, body: keyView(existing) };
       }
       if (b.id && !existing) throw notFound("Key");
+      if (b.organizationId !== undefined && em.state.orgs.get(b.organizationId)?.kind !== "primary") {
+        throw new HttpError(
+          400,
+          "organizationId: keys belong to a company (a primary organization), not a competitor workspace.",
+          "INVALID_BODY",
+        );
+      }
       const rec = em.createKey({
         key: b.key,
         scopes: b.scopes ?? ["read", "write"],
@@ -189,8 +196,26 @@ export async function handleControl(
       }
       return { status: 201, body: { organizationId: orgId, employeeCount: em.state.employeeIdsOf(orgId).length } };
     }
-    default:
+    default: {
+      const ping = /^POST \/_emulator\/webhooks\/([^/]+)\/ping$/.exec(route);
+      if (ping) {
+        const ep = em.state.webhooks.get(decodeURIComponent(ping[1] ?? ""));
+        if (!ep) throw notFound("Webhook endpoint");
+        const company = em.state.orgs.get(ep.companyId);
+        const n = em.state.nextDeliveryId++;
+        // The dashboard's send-test button: payload shape "not shown"; signed like every delivery.
+        const event = {
+          id: `evt_ping_${n}`,
+          type: "ping",
+          createdAt: new Date(now).toISOString(),
+          organization: { id: company?.id, name: company?.name },
+          data: {},
+        };
+        await em.dispatcher.enqueue(ep, event.id, "ping", JSON.stringify(event));
+        return { status: 201, body: { event, health: ep.recentDeliveries[0] ?? null } };
+      }
       throw new HttpError(404, `No control endpoint ${method} ${path}.`);
+    }
   }
 }
 
