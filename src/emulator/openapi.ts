@@ -77,7 +77,10 @@ export function openApiDocument(): Record<string, unknown> {
         "poaching.opportunity",
         "A person at a tracked competitor shows the same signals.",
       ),
-      ping: webhookEvent("ping", "Test event, signed like every delivery."),
+      ping: webhookEvent(
+        "ping",
+        "Test event of the dashboard send-test button, signed like every delivery (payload not shown; the emulator has no dashboard and never sends it).",
+      ),
     },
     components: {
       securitySchemes: {

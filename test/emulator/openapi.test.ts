@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
 import { openApiDocument } from "../../src/emulator/openapi.js";
-import { type JsonObject, obj, profileUrl, sharedEmulator } from "./support/wire.js";
+import { checkSchema, responseSchema } from "./support/schema-check.js";
+import { asArray, bootEmulator, type JsonObject, obj, profileUrl, sharedEmulator } from "./support/wire.js";
 
 const wire = sharedEmulator({ seed: "demo", rateLimitPerMinute: 100_000 });
 
@@ -157,6 +158,68 @@ describe("9 versioning / 4 OpenAPI description", () => {
       });
       const documented = Object.keys(obj(operation(doc, method, template).responses));
       expect(documented, `${method} ${path} -> ${res.status}`).toContain(String(res.status));
+    }
+  });
+});
+
+describe("4 responses match the served description", () => {
+  it("4 bodies of every operation validate against the documented schema for their status", async () => {
+    const doc = await served();
+    const w = await bootEmulator({ seed: "demo", rateLimitPerMinute: 100_000, allowLoopbackWebhooks: true });
+    try {
+      const person = obj(asArray((await w.get("/employees", { query: { tracked: true, pageSize: 1 } })).json.items)[0]);
+      await w.signals({ employeeId: person.id, count: 3 });
+      const competitor = obj(asArray((await w.get("/competitors")).body)[0]);
+      const hook = await w.post("/webhooks", { url: "https://hooks.example.com/schema" });
+      const pid = String(person.id);
+      const cid = String(competitor.id);
+      const hid = String(hook.json.id);
+      const existing = String(person.networkUrl);
+      const calls: Array<[string, string, string, unknown?]> = [
+        ["GET", "/me", "/me"],
+        ["GET", "/organization", "/organization"],
+        ["PATCH", "/organization", "/organization", { alertRiskThreshold: 0.7 }],
+        ["GET", "/billing", "/billing"],
+        ["GET", "/employees", "/employees"],
+        ["POST", "/employees", "/employees", { networkUrl: profileUrl() }],
+        ["POST", "/employees", "/employees", { networkUrl: existing }],
+        ["POST", "/employees", "/employees", { networkUrl: "bad" }],
+        ["POST", "/employees/bulk", "/employees/bulk", { networkUrls: [profileUrl(), existing, "bad"] }],
+        ["GET", "/employees/{id}", `/employees/${pid}`],
+        ["GET", "/employees/{id}/changes", `/employees/${pid}/changes`],
+        ["GET", "/changes", "/changes"],
+        ["GET", "/competitors", "/competitors"],
+        ["GET", "/competitors/{id}", `/competitors/${cid}`],
+        ["PATCH", "/competitors/{id}", `/competitors/${cid}`, { paused: true }],
+        [
+          "POST",
+          "/competitors",
+          "/competitors",
+          { companyNetworkUrl: "https://www.linkedin.com/company/a-b", name: "Z" },
+        ],
+        ["GET", "/webhooks", "/webhooks"],
+        ["PATCH", "/webhooks/{id}", `/webhooks/${hid}`, { enabled: false }],
+        ["PATCH", "/employees/{id}", `/employees/${pid}`, { status: "archived" }],
+        ["DELETE", "/employees/{id}", `/employees/${pid}`, undefined],
+        ["DELETE", "/employees/{id}", `/employees/${pid}?permanent=true`, undefined],
+        ["DELETE", "/competitors/{id}", `/competitors/${cid}`],
+        ["DELETE", "/webhooks/{id}", `/webhooks/${hid}`],
+        ["GET", "/employees/{id}", "/employees/999999"],
+      ];
+      for (const [method, template, path, body] of calls) {
+        const [bare, search] = path.split("?");
+        const res = await w.api(method, bare ?? path, {
+          body,
+          query: Object.fromEntries(new URLSearchParams(search ?? "")),
+        });
+        const schema = responseSchema(doc, method, template, res.status);
+        expect(schema, `${method} ${path} -> ${res.status} is documented with a JSON body`).toBeDefined();
+        expect(checkSchema(doc, schema, res.body), `${method} ${path} -> ${res.status}`).toEqual([]);
+      }
+      const created = await w.post("/webhooks", { url: "https://hooks.example.com/created" });
+      expect(checkSchema(doc, responseSchema(doc, "POST", "/webhooks", 201), created.body)).toEqual([]);
+    } finally {
+      await w.close();
     }
   });
 });
