@@ -62,7 +62,10 @@ export class Emulator {
   }
 
   private loadSeed(): void {
+    // Versions keep growing across resets so list caches keyed on them never serve the old world.
+    const version = this.state.version + 1;
     this.state = new EmulatorState();
+    this.state.version = version;
     this.companyId = buildSeed(this.state, this.config.seed, this.clock.now());
     for (const k of this.startupKeys) this.state.keys.set(k.key, { ...k, revoked: false });
   }

@@ -75,6 +75,8 @@ async function handleApi(
 ): Promise<void> {
   em.settle();
   const fault = decideFault(em.faults, em.faultRng);
+  const presented = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? "")?.[1];
+  const faultKeyId = presented === undefined ? null : (em.state.keys.get(presented)?.id ?? null);
   if (em.faults.latencyMs > 0) await sleep(em.faults.latencyMs);
   if (fault.kind === "status" || fault.kind === "error") {
     const status = fault.status;
@@ -84,12 +86,12 @@ async function handleApi(
       { error: FAULT_MESSAGES[status] ?? `Injected HTTP ${status}.` },
       status === 429 || status === 503 ? { "Retry-After": "1" } : {},
     );
-    return log(status, null);
+    return log(status, faultKeyId);
   }
   if (fault.kind === "malformed") {
     res.writeHead(200, { "content-type": "application/json; charset=utf-8" });
     res.end(MALFORMED_BODY);
-    return log(200, null);
+    return log(200, faultKeyId);
   }
   if (fault.kind === "timeout") {
     let held = heldResponses.get(em);
@@ -102,7 +104,7 @@ async function handleApi(
     await sleep(fault.delayMs, undefined, { signal: em.closing.signal }).catch(() => undefined);
     held.delete(res);
     send(res, 504, { error: FAULT_MESSAGES[504] });
-    return log(504, null);
+    return log(504, faultKeyId);
   }
   let keyId: string | null = null;
   try {
