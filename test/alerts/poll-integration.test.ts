@@ -1,0 +1,123 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { type FakeSlack, startFakeSlack } from "../helpers/fake-slack.js";
+import { useEmulator } from "../helpers/start-emulator.js";
+import { type Harness, messageText, startHarness } from "./support/alert-harness.js";
+
+const emulator = useEmulator({ rateLimitPerMinute: 100_000 });
+
+describe("polling with the emulator and a fake Slack", () => {
+  let slack: FakeSlack;
+  let harness: Harness;
+  let competitor: { id: number; name: string };
+
+  beforeEach(async () => {
+    await emulator().control.reset();
+    slack = await startFakeSlack();
+    harness = await startHarness(emulator(), slack);
+    const [first] = await harness.client.listCompetitors();
+    if (!first) throw new Error("the demo seed has competitors");
+    competitor = { id: first.id, name: first.name ?? "" };
+    // Seeded history is older than the lookback; a first pass proves it and sets the cursors.
+    await harness.pipeline.poll({ now: new Date(), dryRun: false });
+    slack.calls.length = 0;
+  });
+  afterEach(async () => {
+    await harness.close();
+    await slack.close();
+  });
+
+  it("routes both lenses to the right channels with the right content", async () => {
+    const own = await emulator().control.signals({
+      count: 3,
+      organizationId: emulator().organizationId,
+      riskScore: 0.82,
+    });
+    const poach = await emulator().control.signals({ count: 2, organizationId: competitor.id, riskScore: 0.9 });
+    await emulator().control.signals({
+      count: 2,
+      organizationId: emulator().organizationId,
+      riskScore: 0.3,
+      changeType: "title_change",
+    });
+    const report = await harness.pipeline.poll({ now: new Date(), dryRun: false });
+    expect(report.flush).toMatchObject({ pending: 0, permanentFailures: 0 });
+
+    const hr = slack.posted("hr-alerts");
+    const poaching = slack.posted("poaching-alerts");
+    expect(hr).toHaveLength(3);
+    expect(poaching).toHaveLength(2);
+    const hrText = hr.map(messageText).join("\n");
+    for (const change of own) {
+      const employee = change.employee as { name: string; networkUrl: string };
+      expect(hrText).toContain(employee.name);
+      expect(hrText).toContain(employee.networkUrl);
+    }
+    expect(hrText).toContain("Retention");
+    expect(hrText).toContain("0.82");
+    const poachText = poaching.map(messageText).join("\n");
+    for (const change of poach) expect(poachText).toContain((change.employee as { name: string }).name);
+    expect(poachText).toContain(`Poaching · ${competitor.name}`);
+    expect(poachText).not.toContain("0.30");
+  });
+
+  it("after a restart with the same state file posts nothing twice and misses nothing", async () => {
+    await emulator().control.signals({ count: 4, organizationId: emulator().organizationId, riskScore: 0.8 });
+    await harness.pipeline.poll({ now: new Date(), dryRun: false });
+    expect(slack.posted("hr-alerts")).toHaveLength(4);
+
+    const missedWhileDown = await emulator().control.signals({
+      count: 3,
+      organizationId: emulator().organizationId,
+      riskScore: 0.7,
+    });
+    await harness.restart();
+    const report = await harness.pipeline.poll({ now: new Date(), dryRun: false });
+    const hr = slack.posted("hr-alerts");
+    expect(hr).toHaveLength(7);
+    const lastThree = hr.slice(4).map(messageText).join("\n");
+    for (const change of missedWhileDown) expect(lastThree).toContain((change.employee as { name: string }).name);
+    expect(report.lenses.find((l) => l.lens.startsWith("retention"))?.duplicates).toBeGreaterThan(0);
+
+    await harness.restart();
+    await harness.pipeline.poll({ now: new Date(), dryRun: false });
+    expect(slack.posted("hr-alerts")).toHaveLength(7);
+  });
+
+  it("turns 1,000 changes in one pass into digests without a 429 storm", async () => {
+    slack.setRateLimit({ method: "chat.postMessage", limit: 5, windowMs: 1000, retryAfter: 1 });
+    await emulator().control.signals({ count: 1000, organizationId: emulator().organizationId, riskScore: 0.8 });
+    const report = await harness.pipeline.poll({ now: new Date(), dryRun: false });
+    expect(report.alerts).toBe(1000);
+    expect(report.digestChannels).toEqual(["hr-alerts"]);
+    const posted = slack.posted("hr-alerts");
+    expect(posted.length).toBeGreaterThan(0);
+    expect(posted.length).toBeLessThan(10);
+    const lines = posted
+      .flatMap((m) => (m.blocks as Array<{ type: string; text?: { text: string } }>) ?? [])
+      .filter((b) => b.type === "section")
+      .flatMap((b) => (b.text?.text ?? "").split("\n"))
+      .filter((line) => line.startsWith(":red_circle:"));
+    expect(lines).toHaveLength(1000);
+    expect(slack.calls.filter((c) => c.status === 429).length).toBeLessThanOrEqual(1);
+  });
+
+  it("delivers every alert after a Slack outage spanning several passes", async () => {
+    await emulator().control.signals({ count: 3, organizationId: emulator().organizationId, riskScore: 0.8 });
+    slack.setOutage(true, "http");
+    const during = await harness.pipeline.poll({ now: new Date(), dryRun: false });
+    expect(during.flush).toMatchObject({ sent: 0, pending: 3 });
+    await emulator().control.advanceClock(120);
+    await emulator().control.signals({ count: 2, organizationId: emulator().organizationId, riskScore: 0.8 });
+    slack.setOutage(true, "reset");
+    const later = await harness.pipeline.poll({ now: new Date(), dryRun: false });
+    expect(later.flush).toMatchObject({ sent: 0, pending: 5 });
+    expect(slack.posted()).toHaveLength(0);
+
+    slack.setOutage(false);
+    const after = await harness.pipeline.poll({ now: new Date(), dryRun: false });
+    expect(after.flush).toMatchObject({ sent: 5, pending: 0 });
+    expect(slack.posted("hr-alerts")).toHaveLength(5);
+    await harness.pipeline.poll({ now: new Date(), dryRun: false });
+    expect(slack.posted("hr-alerts")).toHaveLength(5);
+  });
+});
