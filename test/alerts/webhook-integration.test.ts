@@ -1,0 +1,163 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Writable } from "node:stream";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { startWebhookReceiver, type WebhookReceiver } from "../../src/alerts/receive-webhook.js";
+import { computeSignature } from "../../src/alerts/verify-signature.js";
+import { RetentionClient } from "../../src/api/client.js";
+import { run as runPoll } from "../../src/commands/poll.js";
+import { type FakeSlack, startFakeSlack } from "../helpers/fake-slack.js";
+import { useEmulator } from "../helpers/start-emulator.js";
+import { type Harness, messageText, startHarness } from "./support/alert-harness.js";
+
+const emulator = useEmulator({ rateLimitPerMinute: 100_000, allowLoopbackWebhooks: true });
+
+async function until(check: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 200; i += 1) {
+    if (check()) return;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+describe("webhook receiver with the emulator's signed deliveries", () => {
+  let slack: FakeSlack;
+  let harness: Harness;
+  let receiver: WebhookReceiver;
+  let writer: RetentionClient;
+
+  beforeEach(async () => {
+    await emulator().control.reset();
+    slack = await startFakeSlack();
+    harness = await startHarness(emulator(), slack);
+    await harness.pipeline.poll({ now: new Date(), dryRun: false });
+    writer = new RetentionClient({ baseUrl: emulator().baseUrl, apiKey: emulator().writeKey, retryBaseDelayMs: 5 });
+  });
+  afterEach(async () => {
+    await receiver?.close();
+    await writer.close();
+    await harness.close();
+    await slack.close();
+  });
+
+  async function register(secretsBefore: string[] = []): Promise<string> {
+    let secrets: string[] = [];
+    receiver = await startWebhookReceiver(
+      { host: "127.0.0.1", port: 0, path: "/webhooks/retention" },
+      {
+        ...harness.pipeline.webhookDeps(),
+        get secrets() {
+          return secrets;
+        },
+      },
+    );
+    const created = await writer.addWebhook({ url: receiver.url, employeeWarningSensitivity: 3 });
+    if (!created.secret) throw new Error("the creation response carries the secret");
+    secrets = [...secretsBefore, created.secret];
+    return created.secret;
+  }
+
+  it("verifies a signed delivery and posts it once even when polling sees the same change", async () => {
+    await register(["whsec_old_rotated_out"]);
+    const [change] = await emulator().control.signals({
+      count: 1,
+      organizationId: emulator().organizationId,
+      riskScore: 0.9,
+    });
+    await until(() => slack.posted("hr-alerts").length === 1, "the webhook alert in Slack");
+    const text = messageText(slack.posted("hr-alerts")[0] ?? {});
+    expect(text).toContain((change?.employee as { name: string }).name);
+
+    const report = await harness.pipeline.poll({ now: new Date(), dryRun: false });
+    expect(report.lenses.find((l) => l.lens.startsWith("retention"))).toMatchObject({
+      fetched: 1,
+      fresh: 0,
+      duplicates: 1,
+    });
+    expect(slack.posted("hr-alerts")).toHaveLength(1);
+  });
+
+  it("answers 401 to a wrong signature and 400 to a malformed header, processing nothing", async () => {
+    const secret = await register();
+    const body = JSON.stringify({
+      id: "evt_999999_1",
+      type: "employee.warning",
+      organization: { id: emulator().organizationId, name: "x" },
+      data: {
+        competitor: null,
+        employee: { id: 1, name: "Forged" },
+        change: { changeType: "open_to_work", riskScore: 0.9, riskLevel: "high" },
+      },
+    });
+    const t = Math.floor(Date.now() / 1000);
+    const send = (signature: string) =>
+      fetch(receiver.url, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-service-signature": signature },
+        body,
+      });
+    expect((await send(`t=${t},v1=${computeSignature("wrong-secret", t, body)}`)).status).toBe(401);
+    expect((await send(`t=${t - 301},v1=${computeSignature(secret, t - 301, body)}`)).status).toBe(401);
+    expect((await send("garbage")).status).toBe(400);
+    const accepted = await send(`t=${t},v1=${computeSignature(secret, t, body)}`);
+    expect(accepted.status).toBe(202);
+    const again = await send(`t=${t},v1=${computeSignature(secret, t, body)}`);
+    expect(await again.json()).toMatchObject({ duplicate: true });
+    await until(() => slack.posted("hr-alerts").length === 1, "the reduced-form alert");
+    expect(messageText(slack.posted("hr-alerts")[0] ?? {})).toContain("Forged");
+  });
+});
+
+describe("poll --once --dry-run", () => {
+  it("prints the messages it would post, posts nothing and commits no cursor", async () => {
+    await emulator().control.reset();
+    const slack = await startFakeSlack();
+    const dir = mkdtempSync(join(tmpdir(), "rs-poll-cmd-"));
+    try {
+      const change = (
+        await emulator().control.signals({
+          count: 1,
+          organizationId: emulator().organizationId,
+          riskScore: 0.85,
+          changeType: "open_to_work",
+        })
+      )[0];
+      const out: string[] = [];
+      const sink = (into: string[]) =>
+        new Writable({
+          write(chunk, _enc, done) {
+            into.push(String(chunk));
+            done();
+          },
+        });
+      const env = {
+        RETENTION_API_URL: emulator().baseUrl,
+        RETENTION_API_KEY: emulator().readKey,
+        SLACK_BOT_TOKEN: slack.token,
+        SLACK_API_URL: slack.url,
+        SLACK_CHANNEL: "hr-alerts",
+        RETENTION_SYNC_STATE: join(dir, "state.sqlite"),
+        LOG_LEVEL: "warn",
+      };
+      const io = (into: string[]) => ({ argv: ["--once", "--dry-run"], env, stdout: sink(into), stderr: sink([]) });
+      expect(await runPoll(io(out))).toBe(0);
+      const printed = out.join("");
+      expect(printed).toContain("would be posted");
+      expect(printed).toContain((change?.employee as { name: string }).name);
+      expect(printed).toContain("hr-alerts");
+      expect(slack.calls.filter((c) => c.method === "chat.postMessage")).toHaveLength(0);
+      const second: string[] = [];
+      expect(await runPoll(io(second))).toBe(0);
+      expect(second.join("")).toContain((change?.employee as { name: string }).name);
+
+      const real: string[] = [];
+      expect(await runPoll({ ...io(real), argv: ["--once"] })).toBe(0);
+      expect(slack.posted("hr-alerts").length).toBeGreaterThanOrEqual(1);
+      expect(real.join("")).toContain("posted");
+    } finally {
+      await slack.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
