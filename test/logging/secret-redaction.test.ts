@@ -5,6 +5,7 @@ import { loadConfig } from "../../src/config/load-config.js";
 import { runCli, startTinyService, type TinyService } from "../cli/cli-harness.js";
 import { captureLogs } from "../helpers/capture-logs.js";
 import { type FakeSlack, startFakeSlack } from "../helpers/fake-slack.js";
+import { startTestEmulator } from "../helpers/start-emulator.js";
 
 const WEBHOOK_SECRET = "whsec_test_rotation_secret_42";
 const OLD_WEBHOOK_SECRET = "whsec_previous_secret_41";
@@ -52,6 +53,29 @@ describe("secrets never reach a log line", () => {
     expect(lines.length).toBeGreaterThan(3);
     for (const line of lines) expect(() => JSON.parse(line)).not.toThrow();
     expectNoSecrets(result.stdout + result.stderr, [service.writeKey, slack.token, WEBHOOK_SECRET, OLD_WEBHOOK_SECRET]);
+  });
+
+  it("poll --once at LOG_LEVEL=trace against the emulator and Slack: alerts posted, no secret logged", async () => {
+    const emulator = await startTestEmulator({ seed: "demo" });
+    try {
+      await emulator.control.signals({ count: 3, riskScore: 0.9 });
+      const result = await runCli(
+        ["poll", "--once"],
+        env({ RETENTION_API_URL: emulator.baseUrl, RETENTION_API_KEY: emulator.writeKey }),
+      );
+      expect(slack.posted().length).toBeGreaterThan(0);
+      const lines = result.stderr.split("\n").filter((l) => l.length > 0);
+      expect(lines.length).toBeGreaterThan(3);
+      for (const line of lines) expect(() => JSON.parse(line)).not.toThrow();
+      expectNoSecrets(result.stdout + result.stderr, [
+        emulator.writeKey,
+        slack.token,
+        WEBHOOK_SECRET,
+        OLD_WEBHOOK_SECRET,
+      ]);
+    } finally {
+      await emulator.close();
+    }
   });
 
   it("runtime logger scrubs the key, token and webhook secrets from errors, fields and messages", async () => {
