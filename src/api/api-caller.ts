@@ -85,9 +85,28 @@ export class ApiCaller {
           },
           "api request will be retried",
         );
-        await this.options.sleep(decision.delayMs);
-        if (req.signal?.aborted) throw req.signal.reason ?? error;
+        await abortableSleep(this.options.sleep, decision.delayMs, req.signal);
       }
     }
   }
+}
+
+/** Waits `ms`, or rejects with the signal's reason as soon as it aborts (shutdown must not sit out a long Retry-After). */
+function abortableSleep(sleep: (ms: number) => Promise<void>, ms: number, signal?: AbortSignal): Promise<void> {
+  if (!signal) return sleep(ms);
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<void>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    sleep(ms).then(
+      () => {
+        signal.removeEventListener("abort", onAbort);
+        resolve();
+      },
+      (error: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(error);
+      },
+    );
+  });
 }

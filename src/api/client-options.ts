@@ -19,6 +19,8 @@ export interface RetentionClientOptions {
   retryBaseDelayMs?: number | undefined;
   /** Priority class of this client's requests in the shared bucket; default "poll". Reconcile uses "bulk". */
   priority?: RequestPriority | undefined;
+  /** Aborts waiting and in-flight requests (daemon shutdown); the rejection carries the signal's reason. */
+  signal?: AbortSignal | undefined;
   /** Test hooks: sleep between retries, jitter source, clock. */
   sleep?: ((ms: number) => Promise<void>) | undefined;
   random?: (() => number) | undefined;

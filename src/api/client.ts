@@ -55,6 +55,7 @@ const sleepReal = (ms: number) => new Promise<void>((resolve) => setTimeout(reso
 export class RetentionClient {
   private readonly transport: Transport;
   private readonly caller: ApiCaller;
+  private readonly signal: AbortSignal | undefined;
 
   constructor(options: RetentionClientOptions) {
     const now = options.now ?? Date.now;
@@ -65,6 +66,7 @@ export class RetentionClient {
       timeoutMs: options.timeoutMs ?? 10_000,
       now,
     });
+    this.signal = options.signal;
     this.caller = new ApiCaller({
       transport: this.transport,
       limiter: options.rateLimiter ?? new RateLimiter({ requestsPerMinute: options.requestsPerMinute ?? 120 }),
@@ -84,7 +86,8 @@ export class RetentionClient {
   }
 
   private async get<T extends z.ZodType>(path: string, schema: T, query?: Record<string, QueryValue>) {
-    return (await this.caller.call({ method: "GET", path, ...(query ? { query } : {}) }, schema)).data;
+    return (await this.caller.call({ method: "GET", path, signal: this.signal, ...(query ? { query } : {}) }, schema))
+      .data;
   }
 
   private async write<T extends z.ZodType>(
@@ -95,7 +98,13 @@ export class RetentionClient {
     query?: Record<string, QueryValue>,
     meta?: CallMeta,
   ) {
-    const req = { method, path, ...(body !== undefined ? { body } : {}), ...(query ? { query } : {}) };
+    const req = {
+      method,
+      path,
+      signal: this.signal,
+      ...(body !== undefined ? { body } : {}),
+      ...(query ? { query } : {}),
+    };
     return (await this.caller.call(req, schema, meta)).data;
   }
 

@@ -222,4 +222,19 @@ describe("retries over real HTTP", () => {
     expect(f).toBeInstanceOf(ApiResponseError);
     expect((f as Error).message).toMatch(/GET \/employees\/5.*name/);
   });
+
+  it("gives up at once when the client's signal aborts, in flight or during a Retry-After wait", async () => {
+    const inFlight = new AbortController();
+    h.server.enqueue({ status: 200, body: employeeWire(1), delayMs: 1_500 });
+    const pending = h.client({ signal: inFlight.signal }).getEmployee(1);
+    setTimeout(() => inFlight.abort(new Error("shutting down")), 50);
+    await expect(pending).rejects.toThrow("shutting down");
+
+    const waiting = new AbortController();
+    h.server.enqueue({ status: 429, body: { error: "slow" }, headers: { "retry-after": "3600" } });
+    const held = h.client({ signal: waiting.signal, rateLimiter: new RateLimiter() }).me();
+    setTimeout(() => waiting.abort(new Error("stop")), 100);
+    await expect(held).rejects.toThrow("stop");
+    expect(h.server.requests).toHaveLength(2);
+  });
 });
