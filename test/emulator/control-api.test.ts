@@ -94,3 +94,23 @@ describe("control API (DESIGN.md)", () => {
     expect(obj((await w.get("/billing")).json.plan).status).toBe("active");
   });
 });
+
+describe("control API extras (README)", () => {
+  it("DELETE /_emulator/requests clears the request log", async () => {
+    await w.get("/me");
+    await w.control("DELETE", "/requests");
+    const res = await w.control("GET", "/requests");
+    expect(asArray(res.json.requests)).toHaveLength(0);
+  });
+
+  it("POST /_emulator/employees seeds people directly, bypassing allowances", async () => {
+    await w.control("POST", "/employees", { count: 250, tracked: true });
+    expect((await w.get("/employees")).json.total).toBe(250);
+    expect(obj((await w.get("/billing")).json.apiSeatAllowance).usedLast24h).toBe(0);
+  });
+
+  it("control API input is validated: 400 on a bad body", async () => {
+    expect((await w.raw("POST", "/_emulator/signals", { count: 0 })).status).toBe(400);
+    expect((await w.raw("POST", "/_emulator/billing", { status: "free" })).status).toBe(400);
+  });
+});
