@@ -100,7 +100,7 @@ const eventPayload: Json = {
   required: ["id", "type", "createdAt", "sensitivityLevel", "organization", "data"],
   properties: {
     id: { type: "string", pattern: "^evt_", description: "evt_<change_id>_<n>; stable across retries." },
-    type: { type: "string", enum: ["employee.warning", "poaching.opportunity", "ping"] },
+    type: { type: "string", enum: ["employee.warning", "poaching.opportunity"] },
     createdAt: dateTime,
     sensitivityLevel: { type: "integer", minimum: 1, maximum: 5 },
     organization: ref("OrganizationRef"),
@@ -288,6 +288,17 @@ export function componentSchemas(): Json {
       properties: { ...webhookEndpointProperties, secret: { type: "string", description: "Returned only once." } },
     },
     EventPayload: eventPayload,
+    PingPayload: {
+      type: "object",
+      required: ["id", "type", "createdAt", "organization"],
+      properties: {
+        id: { type: "string", pattern: "^evt_" },
+        type: { type: "string", const: "ping" },
+        createdAt: dateTime,
+        organization: ref("OrganizationRef"),
+        data: { type: "object" },
+      },
+    },
   };
 }
 

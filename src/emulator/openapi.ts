@@ -14,7 +14,7 @@ function errorResponse(description: string, withRetryAfter = false): Json {
   return { description, content: errorContent, ...(withRetryAfter ? { headers: retryAfterHeader } : {}) };
 }
 
-function webhookEvent(type: string, description: string): Json {
+function webhookEvent(type: string, description: string, payload = "EventPayload"): Json {
   return {
     post: {
       operationId: `event_${type.replace(".", "_")}`,
@@ -38,7 +38,7 @@ function webhookEvent(type: string, description: string): Json {
       ],
       requestBody: {
         required: true,
-        content: { "application/json": { schema: { $ref: "#/components/schemas/EventPayload" } } },
+        content: { "application/json": { schema: { $ref: `#/components/schemas/${payload}` } } },
       },
       responses: {
         "2XX": { description: "Any 2xx is success; anything else (or a time-out of 10 s) is retried, 6 attempts." },
@@ -79,7 +79,8 @@ export function openApiDocument(): Record<string, unknown> {
       ),
       ping: webhookEvent(
         "ping",
-        "Test event of the dashboard send-test button, signed like every delivery (payload not shown; the emulator has no dashboard and never sends it).",
+        "Test event of the dashboard send-test button, signed like every delivery (payload not shown; the emulator sends it through POST /_emulator/webhooks/{id}/ping).",
+        "PingPayload",
       ),
     },
     components: {

@@ -1,7 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { openApiDocument } from "../../src/emulator/openapi.js";
 import { expectError, expectInvalid } from "./support/expect-error.js";
 import { addPerson, waitImported } from "./support/people.js";
 import { type Delivery, type Receiver, startReceiver, verifySignature } from "./support/receiver.js";
+import { checkSchema } from "./support/schema-check.js";
 import { asArray, bootEmulator, type JsonObject, num, obj, type Wire } from "./support/wire.js";
 
 let w: Wire;
@@ -367,5 +369,52 @@ describe("3.3 deliveries stop", () => {
     expect(health.lastStatus).toBe("failed");
     const [attempt] = asArray(health.recentDeliveries);
     expect(obj(attempt)).toMatchObject({ ok: false, httpStatus: null, error: expect.any(String) });
+  });
+});
+
+describe("6.1/6.3 ping and the reduced event form", () => {
+  it("6.1 ping (README: POST /_emulator/webhooks/{id}/ping) is signed like every delivery", async () => {
+    const ep = await endpoint();
+    await w.control("POST", `/webhooks/${String(ep.id)}/ping`);
+    const [d] = await rx.waitFor(1);
+    const delivery = d as Delivery;
+    expect(delivery.headers["x-service-event"]).toBe("ping");
+    verifySignature(delivery, String(ep.secret));
+    expect(delivery.body).toMatchObject({ id: expect.stringMatching(/^evt_/), type: "ping" });
+  });
+
+  it("6.3 the reduced form (README: reducedEventRate fault): employee {id, name, title}, change without ids", async () => {
+    const ep = await endpoint();
+    await w.faults({ reducedEventRate: 1 });
+    const p = await trackedPerson();
+    await w.signals({ employeeId: p.id, riskScore: 0.9, changeType: "headline_change" });
+    const [d] = await rx.waitFor(1);
+    const delivery = d as Delivery;
+    expectDeliveryShape(delivery, String(ep.secret), "employee.warning");
+    const data = obj(delivery.body.data);
+    expect(Object.keys(obj(data.employee)).sort()).toEqual(["id", "name", "title"]);
+    const change = obj(data.change);
+    expect(change).toMatchObject({ changeType: "headline_change", riskScore: 0.9, riskLevel: "high" });
+    for (const absent of ["id", "changedFields", "factors", "detectedAt"]) expect(change).not.toHaveProperty(absent);
+  });
+});
+
+describe("6 deliveries match the webhooks of the served OpenAPI description", () => {
+  it("6.3 event bodies (full, reduced, ping) validate against the documented payload schemas", async () => {
+    const doc = openApiDocument();
+    const payload = (type: string): unknown => {
+      const post = obj(obj(obj(doc.webhooks)[type]).post);
+      return obj(obj(obj(obj(post.requestBody).content)["application/json"]).schema);
+    };
+    const ep = await endpoint();
+    const p = await trackedPerson();
+    await w.signals({ employeeId: p.id, riskScore: 0.9 });
+    await w.faults({ reducedEventRate: 1 });
+    await w.signals({ employeeId: p.id, changeType: "employee_departed" });
+    await w.control("POST", `/webhooks/${String(ep.id)}/ping`);
+    const got = await rx.waitFor(3);
+    for (const d of got) {
+      expect(checkSchema(doc, payload(String(d.body.type)), d.body), d.raw).toEqual([]);
+    }
   });
 });
