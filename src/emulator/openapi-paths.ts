@@ -79,7 +79,12 @@ const mismatch: Json = {
   description: "COMPETITOR_IDENTITY_MISMATCH: the page resolves to a different company than `name`.",
   content: json(ref("IdentityMismatchError")),
 };
-const conflictExists: Json = { description: "EMPLOYEE_EXISTS.", content: json(ref("Error")) };
+const conflictExists: Json = {
+  description: "EMPLOYEE_EXISTS: the profile is already on the roster (the emulator also names the row).",
+  content: json({
+    allOf: [ref("Error"), { type: "object", properties: { employeeId: { type: "integer", format: "int32" } } }],
+  }),
+};
 const busy: Json = {
   description: "SEAT_RESERVATION_BUSY: too many concurrent adds for the company.",
   headers: { "Retry-After": { $ref: "#/components/headers/RetryAfter" } },
