@@ -43,6 +43,7 @@ const faultsBody = z.object({
   statuses: z.array(z.number().int().min(400).max(599)).optional(),
   timeoutDelayMs: z.number().int().min(0).optional(),
   latencyMs: z.number().int().min(0).optional(),
+  reducedEventRate: rate.optional(),
 });
 const peopleBody = z.object({
   count: z.number().int().min(1).max(500_000),

@@ -12,7 +12,7 @@ import { buildSeed, type SeedName } from "./seed.js";
 import { EmulatorState } from "./state.js";
 import { dashboardUrl } from "./views.js";
 import { WebhookDispatcher } from "./webhook-delivery.js";
-import { admittedAt, eventBody } from "./webhooks.js";
+import { admittedAt, eventBody, reduceEvent } from "./webhooks.js";
 
 export interface EmulatorConfig {
   seed: SeedName;
@@ -165,7 +165,9 @@ export class Emulator {
         level,
         now: this.clock.now(),
       });
-      sent.push(this.dispatcher.enqueue(ep, body.id, body.type, JSON.stringify(body)));
+      const reduced = this.faults.reducedEventRate > 0 && this.faultRng.next() < this.faults.reducedEventRate;
+      const wire = JSON.stringify(reduced ? reduceEvent(body) : body);
+      sent.push(this.dispatcher.enqueue(ep, body.id, body.type, wire));
     }
     return sent;
   }

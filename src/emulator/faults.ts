@@ -11,6 +11,8 @@ export interface FaultSettings {
   timeoutDelayMs: number;
   /** Extra latency added to every API response. */
   latencyMs: number;
+  /** Share of webhook events sent in the reduced form of spec 6.3 (0 = always the full form). */
+  reducedEventRate: number;
 }
 
 export type Fault =
@@ -21,7 +23,15 @@ export type Fault =
   | { kind: "malformed" };
 
 export function noFaults(): FaultSettings {
-  return { errorRate: 0, timeoutRate: 0, malformedRate: 0, statuses: [], timeoutDelayMs: 15_000, latencyMs: 0 };
+  return {
+    errorRate: 0,
+    timeoutRate: 0,
+    malformedRate: 0,
+    statuses: [],
+    timeoutDelayMs: 15_000,
+    latencyMs: 0,
+    reducedEventRate: 0,
+  };
 }
 
 /** Decides the fault for one request; consumes the burst queue first, then rolls the seeded dice. */

@@ -104,13 +104,22 @@ export class WebhookDispatcher {
     const started = Date.now();
     let httpStatus: number | null = null;
     let error: string | null = null;
+    // An explicit timer (not AbortSignal.timeout inside AbortSignal.any, which Node 20 may collect).
+    const abort = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      abort.abort();
+    }, this.timeoutMs);
+    const onClose = () => abort.abort();
+    this.closing.signal.addEventListener("abort", onClose, { once: true });
     try {
       // Signature time is wall-clock time: receivers check its age against their own clock.
       const t = Math.floor(Date.now() / 1000);
       const res = await fetch(ep.url, {
         method: "POST",
         redirect: "manual",
-        signal: AbortSignal.any([AbortSignal.timeout(this.timeoutMs), this.closing.signal]),
+        signal: abort.signal,
         headers: {
           "content-type": "application/json",
           "user-agent": "retention-service-emulator/1.0",
@@ -125,10 +134,12 @@ export class WebhookDispatcher {
       if (res.status >= 300 && res.status < 400) error = "redirect not followed";
       else if (res.status < 200 || res.status >= 300) error = `HTTP ${res.status}`;
     } catch (err) {
-      error =
-        err instanceof Error && err.name === "TimeoutError"
-          ? "timeout after 10 s"
-          : `connection error: ${String((err as Error).cause ?? err)}`;
+      error = timedOut
+        ? `timeout after ${Math.round(this.timeoutMs / 1000)} s`
+        : `connection error: ${String((err as Error).cause ?? err)}`;
+    } finally {
+      clearTimeout(timer);
+      this.closing.signal.removeEventListener("abort", onClose);
     }
     const now = this.clock.now();
     const record: DeliveryRecord = {

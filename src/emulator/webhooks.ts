@@ -127,6 +127,24 @@ export interface EventContext {
   now: number;
 }
 
+/** Spec 6.3: "a reduced form also occurs" — employee {id, name, title}, change without id, changedFields, factors, detectedAt. */
+export function reduceEvent(body: ReturnType<typeof eventBody>) {
+  const { employee, change } = body.data;
+  return {
+    ...body,
+    data: {
+      competitor: body.data.competitor,
+      employee: { id: employee.id, name: employee.name, title: employee.title },
+      change: {
+        changeType: change.changeType,
+        riskScore: change.riskScore,
+        riskLevel: change.riskLevel,
+        summary: change.summary,
+      },
+    },
+  };
+}
+
 /** The event body of spec 6.3 for one change (full forms of employee and change). */
 export function eventBody(ctx: EventContext) {
   const { change, employee } = ctx;
