@@ -1,7 +1,7 @@
 import type { Config } from "../config/schema.js";
 import type { Logger } from "../logger.js";
 import { ChannelPacer } from "../slack/channel-pacer.js";
-import { OUTBOX_NAMESPACE, Outbox, THREADS_NAMESPACE, ThreadIndex } from "../slack/outbox.js";
+import { OUTBOX_INDEX_NAMESPACE, OUTBOX_NAMESPACE, Outbox, THREADS_NAMESPACE, ThreadIndex } from "../slack/outbox.js";
 import { OutboxSender, type OutboxSenderOptions } from "../slack/outbox-sender.js";
 import type { SlackPoster } from "../slack/slack-poster.js";
 import type { StateStore } from "../store/state-store.js";
@@ -35,7 +35,7 @@ export interface AlertPipeline {
 export function createAlertPipeline(options: AlertPipelineOptions): AlertPipeline {
   const { config, store, logger } = options;
   const retentionMs = config.alerts.dedupeRetention * 1000;
-  const outbox = new Outbox(store.namespace(OUTBOX_NAMESPACE));
+  const outbox = new Outbox(store.namespace(OUTBOX_NAMESPACE), store.namespace(OUTBOX_INDEX_NAMESPACE));
   const ledger = new DeliveryLedger(store.namespace(DELIVERED_NAMESPACE), retentionMs);
   const sender = options.poster
     ? new OutboxSender({

@@ -3,6 +3,9 @@ import type { KeyValueNamespace } from "../store/state-store.js";
 
 export const OUTBOX_NAMESPACE = "alerts.outbox";
 export const THREADS_NAMESPACE = "alerts.threads";
+/** The ids waiting, in one key: listing a namespace scans the whole store (dedupe keys included). */
+export const OUTBOX_INDEX_NAMESPACE = "alerts.outbox-index";
+const INDEX_KEY = "pending";
 
 /** A message to deliver, as planned by the alert pipeline. `id` is deterministic, so enqueueing twice is harmless. */
 export interface OutboxDraft {
@@ -34,30 +37,63 @@ export interface OutboxEntry extends OutboxDraft {
  */
 export class Outbox {
   private seq = 0;
+  private tail: Promise<unknown> = Promise.resolve();
 
-  constructor(private readonly namespace: KeyValueNamespace) {}
+  constructor(
+    private readonly namespace: KeyValueNamespace,
+    private readonly index: KeyValueNamespace,
+  ) {}
 
-  /** Stores drafts not already waiting. Returns how many were new. */
-  async enqueue(drafts: readonly OutboxDraft[], nowMs: number): Promise<number> {
-    let added = 0;
-    for (const draft of drafts) {
-      if ((await this.namespace.get<OutboxEntry>(draft.id)) !== undefined) continue;
-      this.seq += 1;
-      const entry: OutboxEntry = { ...draft, enqueuedAt: nowMs, seq: this.seq, attempts: 0 };
-      await this.namespace.set(draft.id, entry);
-      added += 1;
-    }
-    return added;
+  /** Serialises read-modify-writes of the index within this process. */
+  private locked<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.tail.then(work, work);
+    this.tail = run.catch(() => undefined);
+    return run;
   }
 
-  /** Every waiting entry, in enqueue order. */
-  async pending(): Promise<OutboxEntry[]> {
-    const entries = (await this.namespace.entries<OutboxEntry>()).map(([, entry]) => entry);
-    return entries.sort((a, b) => a.enqueuedAt - b.enqueuedAt || a.seq - b.seq);
+  private async ids(): Promise<string[]> {
+    return (await this.index.get<string[]>(INDEX_KEY)) ?? [];
+  }
+
+  /** Stores drafts not already waiting. Returns how many were new. */
+  enqueue(drafts: readonly OutboxDraft[], nowMs: number): Promise<number> {
+    return this.locked(async () => {
+      const fresh: OutboxEntry[] = [];
+      for (const draft of drafts) {
+        if ((await this.namespace.get<OutboxEntry>(draft.id)) !== undefined) continue;
+        this.seq += 1;
+        fresh.push({ ...draft, enqueuedAt: nowMs, seq: this.seq, attempts: 0 });
+      }
+      if (fresh.length === 0) return 0;
+      // Index first: an id without an entry is pruned later; an entry missing from the index would be lost.
+      const ids = await this.ids();
+      const known = new Set(ids);
+      await this.index.set(INDEX_KEY, [...ids, ...fresh.map((e) => e.id).filter((id) => !known.has(id))]);
+      for (const entry of fresh) await this.namespace.set(entry.id, entry);
+      return fresh.length;
+    });
+  }
+
+  /** Every waiting entry, in enqueue order; ids of sent entries are pruned from the index. */
+  pending(): Promise<OutboxEntry[]> {
+    return this.locked(async () => {
+      const ids = await this.ids();
+      const entries: OutboxEntry[] = [];
+      for (const id of ids) {
+        const entry = await this.namespace.get<OutboxEntry>(id);
+        if (entry) entries.push(entry);
+      }
+      if (entries.length !== ids.length)
+        await this.index.set(
+          INDEX_KEY,
+          entries.map((e) => e.id),
+        );
+      return entries.sort((a, b) => a.enqueuedAt - b.enqueuedAt || a.seq - b.seq);
+    });
   }
 
   async size(): Promise<number> {
-    return (await this.namespace.entries<OutboxEntry>()).length;
+    return (await this.pending()).length;
   }
 
   async markPosting(entry: OutboxEntry, nowMs: number): Promise<OutboxEntry> {

@@ -13,6 +13,12 @@ import { type Harness, messageText, startHarness } from "./support/alert-harness
 
 const emulator = useEmulator({ rateLimitPerMinute: 100_000, allowLoopbackWebhooks: true });
 
+function nameOf(change: unknown): string {
+  const name = (change as { employee?: { name?: string } } | undefined)?.employee?.name;
+  if (!name) throw new Error("the emulator's change carries the employee name");
+  return name;
+}
+
 async function until(check: () => boolean, what: string): Promise<void> {
   for (let i = 0; i < 200; i += 1) {
     if (check()) return;
@@ -67,7 +73,7 @@ describe("webhook receiver with the emulator's signed deliveries", () => {
     });
     await until(() => slack.posted("hr-alerts").length === 1, "the webhook alert in Slack");
     const text = messageText(slack.posted("hr-alerts")[0] ?? {});
-    expect(text).toContain((change?.employee as { name: string }).name);
+    expect(text).toContain(nameOf(change));
 
     const report = await harness.pipeline.poll({ now: new Date(), dryRun: false });
     expect(report.lenses.find((l) => l.lens.startsWith("retention"))).toMatchObject({
@@ -144,12 +150,12 @@ describe("poll --once --dry-run", () => {
       expect(await runPoll(io(out))).toBe(0);
       const printed = out.join("");
       expect(printed).toContain("would be posted");
-      expect(printed).toContain((change?.employee as { name: string }).name);
+      expect(printed).toContain(nameOf(change));
       expect(printed).toContain("hr-alerts");
       expect(slack.calls.filter((c) => c.method === "chat.postMessage")).toHaveLength(0);
       const second: string[] = [];
       expect(await runPoll(io(second))).toBe(0);
-      expect(second.join("")).toContain((change?.employee as { name: string }).name);
+      expect(second.join("")).toContain(nameOf(change));
 
       const real: string[] = [];
       expect(await runPoll({ ...io(real), argv: ["--once"] })).toBe(0);

@@ -46,6 +46,7 @@ export async function startHarness(
     baseUrl: emulator.baseUrl,
     apiKey: emulator.readKey,
     retryBaseDelayMs: 5,
+    requestsPerMinute: 100_000,
     logger,
   });
   const build = (store: StateStore) =>

@@ -1,7 +1,13 @@
 import type { Logger } from "../../../src/logger.js";
 import { silentLogger } from "../../../src/logger.js";
 import { ChannelPacer } from "../../../src/slack/channel-pacer.js";
-import { OUTBOX_NAMESPACE, Outbox, THREADS_NAMESPACE, ThreadIndex } from "../../../src/slack/outbox.js";
+import {
+  OUTBOX_INDEX_NAMESPACE,
+  OUTBOX_NAMESPACE,
+  Outbox,
+  THREADS_NAMESPACE,
+  ThreadIndex,
+} from "../../../src/slack/outbox.js";
 import { OutboxSender, type OutboxSenderOptions } from "../../../src/slack/outbox-sender.js";
 import { createSlackWebClient, webClientPoster } from "../../../src/slack/slack-poster.js";
 import type { StateStore } from "../../../src/store/state-store.js";
@@ -20,7 +26,7 @@ export function buildSender(
   overrides: Partial<OutboxSenderOptions> & { logger?: Logger; messagesPerSecond?: number } = {},
 ): SenderParts {
   const logger = overrides.logger ?? silentLogger();
-  const outbox = new Outbox(store.namespace(OUTBOX_NAMESPACE));
+  const outbox = new Outbox(store.namespace(OUTBOX_NAMESPACE), store.namespace(OUTBOX_INDEX_NAMESPACE));
   const threads = new ThreadIndex(store.namespace(THREADS_NAMESPACE), 86_400_000);
   const poster = webClientPoster(
     createSlackWebClient({ token: slack.token, apiUrl: slack.url, logger, timeoutMs: 2000 }),
