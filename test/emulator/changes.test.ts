@@ -250,3 +250,19 @@ describe("2.5 deterministic generator", () => {
     expect((runs[0] as unknown[]).length).toBeGreaterThanOrEqual(20);
   });
 });
+
+describe("4.4 since accepts any ISO 8601 date-time", () => {
+  it("4.4 an offset date-time means the same instant as its UTC form; a bare date is refused", async () => {
+    const p = await person();
+    for (let i = 0; i < 3; i += 1) {
+      await w.signals({ employeeId: p.id, riskScore: 0.6 });
+      await w.advanceClock(3600);
+    }
+    const all = await feed();
+    const pivot = new Date(String(obj(all[1]).detectedAt));
+    const shifted = new Date(pivot.getTime() + 2 * 3600_000).toISOString().replace("Z", "+02:00");
+    const withOffset = await feed({ since: shifted });
+    expect(withOffset.map((c) => c.id)).toEqual(all.slice(0, 2).map((c) => c.id));
+    expect((await w.get("/changes", { query: { since: "2026-11-20" } })).status).toBe(400);
+  });
+});

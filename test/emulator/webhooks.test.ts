@@ -418,3 +418,28 @@ describe("6 deliveries match the webhooks of the served OpenAPI description", ()
     }
   });
 });
+
+describe("6.2 poaching lens settings", () => {
+  it("6.2 poachingOpportunitySensitivity and poachingOpportunities govern poaching.opportunity", async () => {
+    const c = await w.post("/competitors", {
+      companyNetworkUrl: "https://www.linkedin.com/company/lens-co",
+      name: "Lens Co",
+    });
+    const cid = num(c.json.id);
+    const added = await w.post("/employees", {
+      networkUrl: "https://www.linkedin.com/in/lens-person",
+      organizationId: cid,
+    });
+    const pid = num(added.json.id);
+    await waitImported(w, pid);
+    const strictEp = await endpoint({ poachingOpportunitySensitivity: 1, employeeWarningSensitivity: 5 });
+    await w.signals({ employeeId: pid, riskScore: 0.85 });
+    expect(await rx.settle(100)).toBe(0);
+    await w.signals({ employeeId: pid, riskScore: 0.92 });
+    const [d] = await rx.waitFor(1);
+    expect(obj(d).body).toMatchObject({ type: "poaching.opportunity", sensitivityLevel: 1 });
+    await w.patch(`/webhooks/${String(strictEp.id)}`, { poachingOpportunities: false });
+    await w.signals({ employeeId: pid, riskScore: 0.99 });
+    expect(await rx.settle(100)).toBe(1);
+  });
+});
