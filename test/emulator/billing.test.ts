@@ -259,3 +259,24 @@ describe("1/8 prorated seat price", () => {
     expect(second).toBeLessThan(first);
   });
 });
+
+describe("2.10 seats across workspaces", () => {
+  it("2.10 seats.billable counts the company and its competitor workspaces; organizationIds lists them", async () => {
+    const demo = await bootEmulator({ seed: "demo" });
+    try {
+      const b = (await demo.get("/billing")).json;
+      const seats = obj(b.seats);
+      const own = num((await demo.get("/organization")).json.trackedEmployeeCount);
+      const competitors = asArray((await demo.get("/competitors")).body);
+      const theirs = competitors.reduce((sum, c) => sum + num(c.trackedEmployeeCount), 0);
+      expect(theirs).toBeGreaterThan(0);
+      expect(seats).toMatchObject({ inThisOrganization: own, billable: own + theirs });
+      expect(seats.organizationIds).toEqual(
+        expect.arrayContaining([demo.organizationId, ...competitors.map((c) => c.id)]),
+      );
+      expect(obj(b.plan).quantity).toBe(own + theirs);
+    } finally {
+      await demo.close();
+    }
+  });
+});

@@ -146,6 +146,9 @@ describe("4.5 PATCH /competitors/{id}", () => {
     expect(afterPause).toHaveLength(people.length);
     expect(afterPause.every((p) => p.tracked === false)).toBe(true);
     expect(await seatsBillable()).toBe(0);
+    // the scan stops: no signal can be detected in a paused workspace
+    expect((await w.raw("POST", "/_emulator/signals", { organizationId: id, count: 3 })).status).toBe(409);
+    expect((await w.get("/changes", { query: { organizationId: id } })).json.total).toBe(0);
     const resumed = await w.patch(`/competitors/${id}`, { paused: false });
     expect(resumed.json).toMatchObject({ paused: false, trackedEmployeeCount: tracked });
     expect(await seatsBillable()).toBe(tracked);
