@@ -27,6 +27,7 @@ export function newAccount(now: number, status: PlanStatus = "active"): BillingA
     chargeFailed: false,
     chargeFailedAt: null,
     chargeFailsNext: false,
+    chargeRetryableNext: false,
     apiSeatAdds: [],
     rowAdds: [],
     apiSeatsPerDay: API_SEATS_PER_DAY,
@@ -150,6 +151,12 @@ export function settleBeforeAdd(acc: BillingAccount, now: number): boolean {
 export function chargeBatch(acc: BillingAccount, now: number): boolean {
   const seats = acc.unbilledSeats;
   const usd = cents(acc.unbilledUsd);
+  if (acc.chargeRetryableNext) {
+    // A single retryable decline does not count (spec 3.4): the batch stays unbilled, the next add retries it.
+    acc.chargeRetryableNext = false;
+    acc.charges.push({ at: now, seats, usd, outcome: "retryable_decline" });
+    return true;
+  }
   if (acc.chargeFailsNext) {
     acc.charges.push({ at: now, seats, usd, outcome: "declined" });
     acc.chargeFailed = true;

@@ -22,7 +22,7 @@ const keysBody = z.object({
 const clockBody = z.object({ advanceSeconds: z.number().min(0) });
 const billingBody = z.object({
   status: z.enum(["active", "trialing", "past_due", "canceled", "none"]).optional(),
-  chargeFails: z.boolean().optional(),
+  chargeFails: z.union([z.boolean(), z.literal("retryable")]).optional(),
   trial: z.boolean().optional(),
   trialDaysLeft: z.number().min(0).optional(),
   apiSeatsPerDay: z.number().int().min(0).optional(),
@@ -116,7 +116,9 @@ export async function handleControl(
         acc.trialEndsAt = now + (b.trialDaysLeft ?? TRIAL_DAYS) * DAY;
       if (b.apiSeatsPerDay !== undefined) acc.apiSeatsPerDay = b.apiSeatsPerDay;
       if (b.rowsPerDay !== undefined) acc.rowsPerDay = b.rowsPerDay;
-      if (b.chargeFails === true) {
+      if (b.chargeFails === "retryable") {
+        acc.chargeRetryableNext = true;
+      } else if (b.chargeFails === true) {
         acc.chargeFailsNext = true;
       } else if (b.chargeFails === false) {
         // A payment clears: the pending batch is retried and succeeds, lifting the block (spec 3.4).

@@ -92,7 +92,7 @@ export interface ChargeRecord {
   at: number;
   seats: number;
   usd: number;
-  outcome: "succeeded" | "declined";
+  outcome: "succeeded" | "declined" | "retryable_decline";
 }
 
 export interface BillingAccount {
@@ -108,6 +108,8 @@ export interface BillingAccount {
   chargeFailedAt: number | null;
   /** Set through the control API: the next batch charge is declined (finally). */
   chargeFailsNext: boolean;
+  /** Set through the control API: the next batch charge gets one retryable decline (does not block, spec 3.4). */
+  chargeRetryableNext: boolean;
   /** Times of tracked seats added through the API, ascending (rolling 24 h allowance). */
   apiSeatAdds: number[];
   /** Times of rows added through the API, tracked or not, ascending. */

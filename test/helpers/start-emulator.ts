@@ -66,7 +66,7 @@ export class EmulatorControl {
 
   billing(input: {
     status?: "active" | "trialing" | "past_due" | "canceled" | "none";
-    chargeFails?: boolean;
+    chargeFails?: boolean | "retryable";
     trial?: boolean;
     trialDaysLeft?: number;
     apiSeatsPerDay?: number;

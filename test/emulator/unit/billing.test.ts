@@ -70,3 +70,17 @@ describe("emulator billing rules (spec 2.10, 3.4, 8)", () => {
     expect(view.apiSeatAllowance).toMatchObject({ perDay: 200, usedLast24h: 1, left: 199 });
   });
 });
+
+describe("emulator billing: retryable decline (spec 3.4)", () => {
+  it("a single retryable decline does not block; the next add charges the batch", () => {
+    const acc = newAccount(NOW);
+    for (let i = 0; i < 10; i++) recordSeat(acc, NOW, true);
+    acc.chargeRetryableNext = true;
+    expect(settleBeforeAdd(acc, NOW)).toBe(true);
+    expect(acc.chargeFailed).toBe(false);
+    expect(acc.unbilledSeats).toBe(10);
+    expect(settleBeforeAdd(acc, NOW)).toBe(true);
+    expect(acc.charges.map((c) => c.outcome)).toEqual(["retryable_decline", "succeeded"]);
+    expect(acc.unbilledSeats).toBe(0);
+  });
+});
