@@ -51,6 +51,8 @@ export interface PollReport {
   /** The messages planned in this pass (what a dry run prints). */
   drafts: OutboxDraft[];
   flush?: FlushReport;
+  /** Set when the pass could not even list its lenses. */
+  error?: string;
 }
 
 export function routingOf(config: Pick<Config, "alerts" | "slack">): RoutingConfig {
@@ -103,7 +105,15 @@ export async function pollOnce(deps: PollDeps, options: { now: Date; dryRun: boo
   const report: PollReport = { lenses: [], alerts: 0, unrouted: 0, enqueued: 0, digestChannels: [], drafts: [] };
   const gathered: Array<{ lens: Lens; items: ChangeItem[]; report: LensReport; cursor: string | undefined }> = [];
 
-  for (const lens of await currentLenses(deps.client)) {
+  let lenses: Lens[] = [];
+  try {
+    lenses = await currentLenses(deps.client);
+  } catch (error) {
+    // The service is unreachable: still deliver what waits in the outbox, then report the failure.
+    report.error = error instanceof Error ? error.message : String(error);
+    logger.warn({ err: error }, "could not list the lenses (GET /me, /competitors); no changes read this pass");
+  }
+  for (const lens of lenses) {
     const key = lensKey(lens);
     const minRiskScore = minRiskScoreForLens(lens, routing);
     if (minRiskScore === null) {

@@ -3,7 +3,7 @@ import { loadHrisLookup } from "../alerts/hris-lookup.js";
 import type { PollReport } from "../alerts/poll-changes.js";
 import { loadConfig } from "../config/load-config.js";
 import { renderSlackMessage } from "../demo/render-slack-message.js";
-import { EXIT_OK, EXIT_PARTIAL, type ExitCode, UsageError } from "../errors.js";
+import { EXIT_OK, EXIT_PARTIAL, EXIT_RUNTIME, type ExitCode, UsageError } from "../errors.js";
 import type { Logger } from "../logger.js";
 import { createSlackWebClient, webClientPoster } from "../slack/slack-poster.js";
 import { CONFIG_FLAG, type CommandIO, parseCommandFlags, writeLine } from "./command-io.js";
@@ -81,6 +81,10 @@ export async function run(io: CommandIO): Promise<ExitCode> {
       io.stdout,
       `poll: ${report.alerts} new alert(s), ${flush?.sent ?? 0} message(s) posted, ${flush?.pending ?? 0} waiting in the outbox.`,
     );
+    if (report.error !== undefined) {
+      writeLine(io.stderr, `poll: could not read changes: ${report.error}`);
+      return EXIT_RUNTIME;
+    }
     const lensFailed = report.lenses.some((l) => l.error !== undefined);
     return lensFailed || (flush?.pending ?? 0) > 0 ? EXIT_PARTIAL : EXIT_OK;
   } finally {

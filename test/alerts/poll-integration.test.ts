@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { RetentionClient } from "../../src/api/client.js";
 import { type FakeSlack, startFakeSlack } from "../helpers/fake-slack.js";
 import { useEmulator } from "../helpers/start-emulator.js";
 import { type Harness, messageText, startHarness } from "./support/alert-harness.js";
@@ -119,5 +120,39 @@ describe("polling with the emulator and a fake Slack", () => {
     expect(slack.posted("hr-alerts")).toHaveLength(5);
     await harness.pipeline.poll({ now: new Date(), dryRun: false });
     expect(slack.posted("hr-alerts")).toHaveLength(5);
+  });
+
+  it("follows competitor workspaces as they come and go, without a restart", async () => {
+    const before = await harness.pipeline.poll({ now: new Date(), dryRun: false });
+    const key = `poaching:${competitor.id}`;
+    expect(before.lenses.map((l) => l.lens)).toContain(key);
+    const writer = new RetentionClient({
+      baseUrl: emulator().baseUrl,
+      apiKey: emulator().writeKey,
+      retryBaseDelayMs: 5,
+    });
+    try {
+      await writer.deleteCompetitor(competitor.id);
+    } finally {
+      await writer.close();
+    }
+    const after = await harness.pipeline.poll({ now: new Date(), dryRun: false });
+    expect(after.lenses.map((l) => l.lens)).not.toContain(key);
+    expect(after.lenses.every((l) => l.error === undefined)).toBe(true);
+  });
+
+  it("still delivers the outbox when the service cannot be reached", async () => {
+    await emulator().control.signals({ count: 2, organizationId: emulator().organizationId, riskScore: 0.8 });
+    slack.setOutage(true, "http");
+    expect((await harness.pipeline.poll({ now: new Date(), dryRun: false })).flush?.pending).toBe(2);
+    slack.setOutage(false);
+    await emulator().control.faults({ errorRate: 1, statuses: [500] });
+    try {
+      const report = await harness.pipeline.poll({ now: new Date(), dryRun: false });
+      expect(report.error).toBeDefined();
+      expect(report.flush).toMatchObject({ sent: 2, pending: 0 });
+    } finally {
+      await emulator().control.clearFaults();
+    }
   });
 });

@@ -84,6 +84,22 @@ describe("webhook receiver with the emulator's signed deliveries", () => {
     expect(slack.posted("hr-alerts")).toHaveLength(1);
   });
 
+  it("acknowledges a signed ping without posting", async () => {
+    const secret = await register();
+    const body = JSON.stringify({ id: "evt_ping_1", type: "ping", createdAt: new Date().toISOString() });
+    const t = Math.floor(Date.now() / 1000);
+    const res = await fetch(receiver.url, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        "x-service-signature": `t=${t},v1=${computeSignature(secret, t, body)}`,
+      },
+      body,
+    });
+    expect(res.status).toBe(200);
+    expect(slack.calls.filter((c) => c.method === "chat.postMessage")).toHaveLength(0);
+  });
+
   it("answers 401 to a wrong signature and 400 to a malformed header, processing nothing", async () => {
     const secret = await register();
     const body = JSON.stringify({
