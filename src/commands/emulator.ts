@@ -7,6 +7,7 @@ import { type CommandIO, parseCommandFlags, writeLine } from "./command-io.js";
 
 const USAGE = `Usage: retention-sync emulator [--port N] [--host H] [--write-key K] [--read-key K] [--rate-limit N] [--seed demo|empty]
                                [--allow-loopback-webhooks] [--import-delay-ms N] [--signal-interval-ms N]
+                               [--api-seats-per-day N] [--rows-per-day N]
 Runs the local emulator of the Retention Early-Warning Service API v1 until SIGINT/SIGTERM.`;
 
 function intFlag(name: string, value: string | undefined, min: number): number | undefined {
@@ -28,6 +29,8 @@ export async function run(io: CommandIO): Promise<ExitCode> {
     "allow-loopback-webhooks": { type: "boolean" },
     "import-delay-ms": { type: "string" },
     "signal-interval-ms": { type: "string" },
+    "api-seats-per-day": { type: "string" },
+    "rows-per-day": { type: "string" },
     help: { type: "boolean", short: "h" },
   });
   if (values.help) {
@@ -45,6 +48,8 @@ export async function run(io: CommandIO): Promise<ExitCode> {
   const rate = intFlag("rate-limit", values["rate-limit"], 1);
   const importDelay = intFlag("import-delay-ms", values["import-delay-ms"], 0);
   const signalInterval = intFlag("signal-interval-ms", values["signal-interval-ms"], 0);
+  const apiSeats = intFlag("api-seats-per-day", values["api-seats-per-day"], 0);
+  const rows = intFlag("rows-per-day", values["rows-per-day"], 0);
   const logger = createLogger({
     level: io.env.LOG_LEVEL ?? "info",
     destination: { write: (line: string) => io.stderr.write(line) },
@@ -60,6 +65,8 @@ export async function run(io: CommandIO): Promise<ExitCode> {
     ...(values["allow-loopback-webhooks"] ? { allowLoopbackWebhooks: true } : {}),
     ...(importDelay !== undefined ? { importDelayMs: importDelay } : {}),
     ...(signalInterval !== undefined ? { signalIntervalMs: signalInterval } : {}),
+    ...(apiSeats !== undefined ? { apiSeatsPerDay: apiSeats } : {}),
+    ...(rows !== undefined ? { rowsPerDay: rows } : {}),
   });
   writeLine(io.stdout, `Retention API v1 emulator (seed ${seed}) listening`);
   writeLine(io.stdout, `  RETENTION_API_URL=${handle.baseUrl}`);

@@ -21,6 +21,9 @@ export interface EmulatorConfig {
   importDelayMs: number;
   concurrentAddLimit: number;
   addHoldMs: number;
+  /** Overrides of the daily allowances (benchmarks); default 200 and 1000. */
+  apiSeatsPerDay?: number | undefined;
+  rowsPerDay?: number | undefined;
   logger: Logger;
 }
 
@@ -67,6 +70,7 @@ export class Emulator {
     this.state = new EmulatorState();
     this.state.version = version;
     this.companyId = buildSeed(this.state, this.config.seed, this.clock.now());
+    for (const acc of this.state.billing.values()) this.applyLimits(acc);
     for (const k of this.startupKeys) this.state.keys.set(k.key, { ...k, revoked: false });
   }
 
@@ -107,9 +111,15 @@ export class Emulator {
     let acc = this.state.billing.get(companyId);
     if (!acc) {
       acc = newAccount(this.clock.now());
+      this.applyLimits(acc);
       this.state.billing.set(companyId, acc);
     }
     return acc;
+  }
+
+  private applyLimits(acc: BillingAccount): void {
+    if (this.config.apiSeatsPerDay !== undefined) acc.apiSeatsPerDay = this.config.apiSeatsPerDay;
+    if (this.config.rowsPerDay !== undefined) acc.rowsPerDay = this.config.rowsPerDay;
   }
 
   /** Lazy background work due on the virtual clock: profile imports, roster imports, billing periods. */

@@ -23,6 +23,10 @@ export interface EmulatorOptions {
   concurrentAddLimit?: number;
   /** How long each POST /employees holds its reservation. Default 25 ms. */
   addHoldMs?: number;
+  /** Daily API seat allowance (spec: 200); benchmarks raise it. */
+  apiSeatsPerDay?: number;
+  /** Daily rows allowance (emulator choice: 1000); benchmarks raise it. */
+  rowsPerDay?: number;
   logger?: Logger;
 }
 
@@ -46,6 +50,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     importDelayMs: options.importDelayMs ?? 1500,
     concurrentAddLimit: options.concurrentAddLimit ?? 4,
     addHoldMs: options.addHoldMs ?? 25,
+    apiSeatsPerDay: options.apiSeatsPerDay,
+    rowsPerDay: options.rowsPerDay,
     logger: options.logger ?? silentLogger(),
   });
   const writeKey = em.createKey({
