@@ -55,6 +55,10 @@ export async function run(io: CommandIO): Promise<ExitCode> {
   }
   const dryRun = values["dry-run"] === true;
   const config = loadConfig({ ...(values.config !== undefined ? { file: values.config } : {}), env: io.env });
+  if (!config.alerts.enabled) {
+    writeLine(io.stdout, "poll: alerts are disabled (alerts.enabled: false); nothing to do.");
+    return EXIT_OK;
+  }
   const runtime = await openRuntime(config, io, { client: true, store: true, slack: !dryRun });
   try {
     const poster =

@@ -113,6 +113,8 @@ export class OutboxSender {
   }
 
   private async drainChannel(channel: string, entries: readonly OutboxEntry[], report: FlushReport): Promise<void> {
+    // Still inside a long Retry-After from an earlier flush: leave this channel, do not hold the pass.
+    if (this.options.pacer.delayFor(channel) > (this.options.maxRateLimitWaitMs ?? 60_000)) return;
     for (const entry of entries) {
       if (entry.postingSince !== undefined) {
         report.possibleDuplicates += 1;

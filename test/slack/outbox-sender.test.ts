@@ -67,6 +67,19 @@ describe("OutboxSender with a fake Slack", () => {
     expect(limitedResumed - (limitedCall?.at ?? 0)).toBeGreaterThanOrEqual(900);
   });
 
+  it("leaves a channel under a long Retry-After for later without holding the flush", async () => {
+    const { outbox, sender } = buildSender(store, slack);
+    await outbox.enqueue(drafts("hr-alerts", 2), Date.now());
+    slack.failNext("chat.postMessage", { status: 429, retryAfter: 120, error: "ratelimited" });
+    expect(await sender.flush()).toMatchObject({ rateLimited: 1, sent: 0, pending: 2 });
+    await outbox.enqueue(drafts("poaching-alerts", 1), Date.now());
+    expect(await sender.flush()).toMatchObject({ sent: 1, pending: 2, rateLimited: 0 });
+    expect(slack.calls.filter((c) => c.method === "chat.postMessage").map((c) => c.args.channel)).toEqual([
+      "hr-alerts",
+      "poaching-alerts",
+    ]);
+  });
+
   it("logs a permanent error once with the fix, keeps the alerts and delivers them once the config is fixed", async () => {
     const logs = captureLogs({ level: "warn" });
     const { outbox, sender } = buildSender(store, slack, { logger: logs.logger });
