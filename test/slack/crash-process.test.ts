@@ -1,0 +1,69 @@
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { planDeliveries } from "../../src/alerts/plan-deliveries.js";
+import { openStateStore } from "../../src/store/state-store.js";
+import { buildAlert } from "../alerts/support/build-alert.js";
+import { type FakeSlack, startFakeSlack } from "../helpers/fake-slack.js";
+import { buildSender } from "./support/build-sender.js";
+
+// The child is bundled with rolldown (already installed with vite) because Node 20 cannot run TypeScript.
+const CHILD = resolve("node_modules/.cache/rs-crash-test/crash-child.mjs");
+
+describe("a real process killed between Slack's confirmation and mark-sent", () => {
+  let slack: FakeSlack;
+  let dir: string;
+
+  beforeAll(async () => {
+    const { build } = (await import("rolldown")) as unknown as { build(options: unknown): Promise<unknown> };
+    await build({
+      input: resolve("test/slack/support/crash-child.ts"),
+      platform: "node",
+      external: (id: string) => !id.startsWith(".") && !id.startsWith("/"),
+      resolve: { extensionAlias: { ".js": [".ts", ".js"] } },
+      output: { file: CHILD, format: "esm" },
+      logLevel: "silent",
+    });
+    slack = await startFakeSlack();
+    dir = mkdtempSync(join(tmpdir(), "rs-kill-"));
+  });
+  afterAll(async () => {
+    await slack.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("loses nothing and posts only the in-flight alert twice", async () => {
+    const file = join(dir, "state.sqlite");
+    const alerts = Array.from({ length: 5 }, (_, i) => buildAlert({ person: { name: `Killed-${i}` } }));
+    const plan = planDeliveries({
+      alerts,
+      routing: { routes: [{ lens: "both", minRiskScore: 0, channel: "hr-alerts" }] },
+      digestThreshold: 10,
+      managerDm: false,
+    });
+    const setup = await openStateStore(file);
+    await buildSender(setup, slack).outbox.enqueue(plan.drafts, Date.now());
+    await setup.close();
+
+    const crashKey = alerts[2]?.key ?? "";
+    const child = spawn(process.execPath, [CHILD, file, slack.url, slack.token, crashKey], { stdio: "inherit" });
+    const [code, signal] = (await once(child, "exit")) as [number | null, NodeJS.Signals | null];
+    expect({ code, signal }).toEqual({ code: null, signal: "SIGKILL" });
+    expect(slack.posted("hr-alerts")).toHaveLength(3);
+
+    const restarted = await openStateStore(file);
+    const report = await buildSender(restarted, slack).sender.flush();
+    await restarted.close();
+    const texts = slack.posted("hr-alerts").map((m) => String(m.text));
+    expect(report).toMatchObject({ possibleDuplicates: 1, sent: 3, pending: 0 });
+    expect(new Set(texts).size).toBe(5);
+    expect(texts.filter((t) => t.includes("Killed-2"))).toHaveLength(2);
+    expect(texts).toHaveLength(6);
+    console.info(
+      `double-post window: only the entry confirmed but not yet marked sent is posted again; mark-sent took at most ${report.maxMarkSentMs.toFixed(2)} ms after confirmation (${report.sent} posts)`,
+    );
+  });
+});

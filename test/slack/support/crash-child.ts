@@ -1,0 +1,34 @@
+/**
+ * A separate process for the crash test: delivers the outbox of a state file into the fake Slack
+ * and kills itself with SIGKILL right after Slack confirms the entry carrying `crashKey`, before
+ * mark-sent: the worst moment for a real crash.
+ */
+import { silentLogger } from "../../../src/logger.js";
+import { ChannelPacer } from "../../../src/slack/channel-pacer.js";
+import {
+  OUTBOX_INDEX_NAMESPACE,
+  OUTBOX_NAMESPACE,
+  Outbox,
+  THREADS_NAMESPACE,
+  ThreadIndex,
+} from "../../../src/slack/outbox.js";
+import { OutboxSender } from "../../../src/slack/outbox-sender.js";
+import { createSlackWebClient, webClientPoster } from "../../../src/slack/slack-poster.js";
+import { openStateStore } from "../../../src/store/state-store.js";
+
+const [file, apiUrl, token, crashKey] = process.argv.slice(2);
+if (!file || !apiUrl || !token || !crashKey) throw new Error("usage: crash-child <state> <slack url> <token> <key>");
+const store = await openStateStore(file);
+const logger = silentLogger();
+const sender = new OutboxSender({
+  outbox: new Outbox(store.namespace(OUTBOX_NAMESPACE), store.namespace(OUTBOX_INDEX_NAMESPACE)),
+  threads: new ThreadIndex(store.namespace(THREADS_NAMESPACE), 86_400_000),
+  poster: webClientPoster(createSlackWebClient({ token, apiUrl, logger })),
+  pacer: new ChannelPacer(10),
+  logger,
+  afterPost: (entry) => {
+    if (entry.alertKeys.includes(crashKey)) process.kill(process.pid, "SIGKILL");
+  },
+});
+await sender.flush();
+await store.close();
