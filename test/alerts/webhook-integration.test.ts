@@ -84,6 +84,18 @@ describe("webhook receiver with the emulator's signed deliveries", () => {
     expect(slack.posted("hr-alerts")).toHaveLength(1);
   });
 
+  it("posts a poaching.opportunity in the poaching lens with the competitor's name", async () => {
+    await register();
+    const [competitor] = await harness.client.listCompetitors();
+    if (!competitor) throw new Error("the demo seed has competitors");
+    const [change] = await emulator().control.signals({ count: 1, organizationId: competitor.id, riskScore: 0.95 });
+    await until(() => slack.posted("poaching-alerts").length === 1, "the poaching alert");
+    const text = messageText(slack.posted("poaching-alerts")[0] ?? {});
+    expect(text).toContain(nameOf(change));
+    expect(text).toContain(`Poaching · ${competitor.name}`);
+    expect(slack.posted("hr-alerts")).toHaveLength(0);
+  });
+
   it("acknowledges a signed ping without posting", async () => {
     const secret = await register();
     const body = JSON.stringify({ id: "evt_ping_1", type: "ping", createdAt: new Date().toISOString() });
