@@ -38,5 +38,5 @@ describe("6.5 rule 2 per-request time-out", () => {
       httpStatus: null,
       error: expect.stringMatching(/time/i),
     });
-  }, 45_000);
+  }, 25_000);
 });
