@@ -6,6 +6,27 @@ import type { RateLimiter, RequestPriority } from "./rate-limiter.js";
 import { shouldRetry } from "./retry-policy.js";
 import type { Transport, TransportRequest } from "./transport.js";
 
+/** One attempt of one request, for metrics and health (the daemon observes these). */
+export interface ApiAttempt {
+  readonly method: string;
+  /** The path with numeric and `whe_` ids replaced by `{id}`, so it is a low-cardinality label. */
+  readonly endpoint: string;
+  /** HTTP status, or undefined when no answer came (network error, timeout). */
+  readonly status: number | undefined;
+  readonly code: string | undefined;
+  /** Whether the service answered the way the operation expects (a 2xx with a valid body). */
+  readonly ok: boolean;
+  readonly error: unknown;
+  readonly priority: RequestPriority;
+  readonly waitedMs: number;
+  readonly durationMs: number;
+}
+
+/** `/employees/42/changes` -> `/employees/{id}/changes`. */
+export function endpointOf(path: string): string {
+  return path.replace(/\/(\d+|whe_[A-Za-z0-9_-]+)(?=\/|$)/g, "/{id}");
+}
+
 export interface ApiCallerOptions {
   readonly transport: Transport;
   readonly limiter: RateLimiter;
@@ -16,6 +37,7 @@ export interface ApiCallerOptions {
   readonly sleep: (ms: number) => Promise<void>;
   readonly random: () => number;
   readonly now: () => number;
+  readonly onAttempt?: ((attempt: ApiAttempt) => void) | undefined;
 }
 
 /** Filled in by `call` so an operation can tell a first answer from one after a retry. */
@@ -31,6 +53,21 @@ export interface CallMeta {
 export class ApiCaller {
   constructor(private readonly options: ApiCallerOptions) {}
 
+  private observe(req: TransportRequest, queued: number, started: number, status: number | undefined, error: unknown) {
+    if (!this.options.onAttempt) return;
+    notify(this.options.onAttempt, {
+      method: req.method,
+      endpoint: endpointOf(req.path),
+      status,
+      code: error instanceof ApiError ? error.code : undefined,
+      ok: error === undefined,
+      error,
+      priority: this.options.priority,
+      waitedMs: started - queued,
+      durationMs: this.options.now() - started,
+    });
+  }
+
   async call<T extends z.ZodType>(
     req: TransportRequest,
     schema: T,
@@ -39,18 +76,23 @@ export class ApiCaller {
     const { transport, limiter, logger, maxRetries } = this.options;
     for (let attempt = 1; ; attempt += 1) {
       meta.attempts = attempt;
+      const queued = this.options.now();
       await limiter.acquire(this.options.priority, req.signal);
       const started = this.options.now();
+      let answered: number | undefined;
       try {
         const response = await transport.send(req);
+        answered = response.status;
         logger.debug(
           { method: req.method, path: req.path, status: response.status, ms: this.options.now() - started, attempt },
           "api request",
         );
         const data = parseBody(schema, response.data, { method: req.method, path: req.path, status: response.status });
+        this.observe(req, queued, started, answered, undefined);
         return { status: response.status, data };
       } catch (error) {
-        const status = error instanceof ApiError ? error.status : undefined;
+        const status = error instanceof ApiError ? error.status : answered;
+        this.observe(req, queued, started, status, error);
         logger.debug(
           {
             method: req.method,
@@ -88,6 +130,15 @@ export class ApiCaller {
         await abortableSleep(this.options.sleep, decision.delayMs, req.signal);
       }
     }
+  }
+}
+
+/** Reports an attempt to the observer; an observer that throws must never break a request. */
+function notify(observer: ((attempt: ApiAttempt) => void) | undefined, attempt: ApiAttempt): void {
+  try {
+    observer?.(attempt);
+  } catch {
+    // Metrics are best effort.
   }
 }
 

@@ -77,6 +77,7 @@ export class RetentionClient {
       sleep: options.sleep ?? sleepReal,
       random: options.random ?? Math.random,
       now,
+      onAttempt: options.onAttempt,
     });
   }
 
