@@ -114,3 +114,31 @@ describe("control API extras (README)", () => {
     expect((await w.raw("POST", "/_emulator/billing", { status: "free" })).status).toBe(400);
   });
 });
+
+describe("startEmulator signalIntervalMs", () => {
+  it("signalIntervalMs > 0 generates signals on its own, for tracked people", async () => {
+    const auto = await bootEmulator({ seed: "demo", signalIntervalMs: 20 });
+    try {
+      const before = num((await auto.get("/changes")).json.total);
+      let after = before;
+      for (let i = 0; i < 50 && after === before; i += 1) {
+        await new Promise((r) => setTimeout(r, 20));
+        after = num((await auto.get("/changes")).json.total);
+      }
+      expect(after).toBeGreaterThan(before);
+    } finally {
+      await auto.close();
+    }
+  });
+
+  it("signalIntervalMs 0 generates nothing on its own", async () => {
+    const demo = await bootEmulator({ seed: "demo", signalIntervalMs: 0 });
+    try {
+      const before = num((await demo.get("/changes")).json.total);
+      await new Promise((r) => setTimeout(r, 100));
+      expect((await demo.get("/changes")).json.total).toBe(before);
+    } finally {
+      await demo.close();
+    }
+  });
+});

@@ -73,6 +73,10 @@ describe("4.3 POST /employees", () => {
       "https://linkedin.com/in/variant-person/",
       "https://WWW.LinkedIn.com/in/variant-person",
       "https://www.linkedin.com/in/variant-person?trk=abc",
+      "https://uk.linkedin.com/in/variant-person",
+      "https://m.linkedin.com/in/variant-person",
+      "https://www.linkedin.com/in/Variant-Person",
+      "https://www.linkedin.com/in/variant%2Dperson",
     ]) {
       expectError(await w.post("/employees", { networkUrl: variant }), 409, "EMPLOYEE_EXISTS");
     }
