@@ -219,5 +219,7 @@ if (isEntryPoint()) {
     signal: controller.signal,
   }).then((code) => {
     process.exitCode = code;
+    // A stray handle (a socket in close, a timer of a library) must not keep a finished command alive.
+    setTimeout(() => process.exit(code), 3_000).unref();
   });
 }

@@ -13,7 +13,9 @@ export interface RuntimeNeeds {
   readonly store?: boolean;
   readonly slack?: boolean;
   /** Overrides for the API clients (tests pass small retry delays). */
-  readonly clientOptions?: Partial<Pick<RetentionClientOptions, "retryBaseDelayMs" | "maxRetries" | "timeoutMs">>;
+  readonly clientOptions?: Partial<
+    Pick<RetentionClientOptions, "retryBaseDelayMs" | "maxRetries" | "timeoutMs" | "onAttempt" | "signal">
+  >;
   /** Overrides the Slack retry policy (`check` fails fast; tests use `{ retries: 0 }`). */
   readonly slackRetry?: RetryOptions;
   /** Where log lines go; the command's stderr by default so stdout stays for command output. */

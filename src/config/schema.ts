@@ -133,7 +133,8 @@ export const configSchema = z.strictObject({
         .strictObject({
           enabled: z.boolean().default(false),
           host: z.string().default("0.0.0.0"),
-          port: z.number().int().min(1).max(65_535).default(9401),
+          /** 0 picks a free port (tests). */
+          port: z.number().int().min(0).max(65_535).default(9401),
           path: z.string().startsWith("/").default("/webhooks/retention"),
           /** RETENTION_WEBHOOK_SECRETS (comma-separated): several during a rotation. */
           secrets: z.array(z.string().min(1)).default([]),

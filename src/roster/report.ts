@@ -21,6 +21,9 @@ export interface ReconcileReport {
     readonly state: BillingState;
     readonly planStatus: string | undefined;
     readonly perSeatUsd: number;
+    /** From /billing before the apply: the daemon exports them as gauges. */
+    readonly billableSeats?: number | undefined;
+    readonly unbilledSeats?: number | undefined;
   };
   readonly planned: Readonly<Record<"add" | "revive" | "track" | "untrack" | "archive" | "erase", number>>;
   /** Who would be archived or erased (first 50): what a reviewer of a dry run checks first. */

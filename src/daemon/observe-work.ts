@@ -1,0 +1,65 @@
+import type { PollReport } from "../alerts/poll-changes.js";
+import type { ApiAttempt } from "../api/api-caller.js";
+import type { ReconcileReport } from "../roster/report.js";
+import type { HealthMonitor } from "./health-monitor.js";
+import type { Metrics } from "./metrics.js";
+
+/**
+ * Turns what the jobs report into metrics and readiness, so the jobs themselves know nothing
+ * about Prometheus or the ops server.
+ */
+export function observeApiAttempt(metrics: Metrics, health: HealthMonitor, attempt: ApiAttempt): void {
+  const status = attempt.status === undefined ? "none" : String(attempt.status);
+  metrics.apiRequests.inc({ method: attempt.method, endpoint: attempt.endpoint, status });
+  metrics.rateBudgetWait.observe({ priority: attempt.priority }, attempt.waitedMs / 1000);
+  if (attempt.status === 429) metrics.apiRateLimited.inc({ code: attempt.code ?? "none" });
+  if (attempt.ok) {
+    health.apiSucceeded();
+    return;
+  }
+  // No answer, a 5xx, a broken body or an error an operator must fix: the service is not usable.
+  // Any other 4xx is the service answering normally about one request.
+  const unusable =
+    attempt.status === undefined ||
+    attempt.status >= 500 ||
+    (attempt.status >= 200 && attempt.status < 300) ||
+    attempt.status === 401 ||
+    attempt.status === 403 ||
+    attempt.code === "SUBSCRIPTION_INACTIVE";
+  if (unusable) health.apiFailed(attempt.error);
+  else health.apiSucceeded();
+}
+
+export function observePollPass(metrics: Metrics, report: PollReport, now: Date): void {
+  metrics.polls.inc({
+    outcome: report.error !== undefined ? "failed" : report.lenses.some((l) => l.error) ? "partial" : "ok",
+  });
+  for (const lens of report.lenses) {
+    const kind = lens.lens.startsWith("retention") ? "retention" : "poaching";
+    metrics.changesSeen.inc({ lens: kind }, lens.fresh);
+    if (lens.cursor) {
+      const age = (now.getTime() - Date.parse(lens.cursor)) / 1000;
+      if (Number.isFinite(age)) metrics.cursorAge.set({ lens: lens.lens }, Math.max(0, age));
+    }
+  }
+  metrics.alerts.inc({ outcome: "queued" }, report.enqueued);
+  if (report.flush) {
+    metrics.alerts.inc({ outcome: "posted" }, report.flush.sent);
+    metrics.alerts.inc(
+      { outcome: "failed" },
+      report.flush.permanentFailures + report.flush.retryableFailures + report.flush.rateLimited,
+    );
+    metrics.outboxSize.set(report.flush.pending);
+  }
+}
+
+export function observeReconcile(metrics: Metrics, report: ReconcileReport): void {
+  const outcome = report.interrupted ? "interrupted" : report.exitCode === 0 ? "ok" : "partial";
+  metrics.reconcileRuns.inc({ outcome });
+  if (report.applied) {
+    for (const [kind, count] of Object.entries(report.applied)) metrics.reconcileSteps.inc({ kind }, count);
+  }
+  metrics.deferredAdds.set(report.deferred.total);
+  if (report.billing.billableSeats !== undefined) metrics.billableSeats.set(report.billing.billableSeats);
+  if (report.billing.unbilledSeats !== undefined) metrics.unbilledSeats.set(report.billing.unbilledSeats);
+}

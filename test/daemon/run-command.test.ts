@@ -1,0 +1,216 @@
+import { writeFileSync } from "node:fs";
+import { PassThrough } from "node:stream";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { RetentionClient } from "../../src/api/client.js";
+import { main } from "../../src/cli.js";
+import { type FakeSlack, startFakeSlack } from "../helpers/fake-slack.js";
+import { makePeople, rosterDir, toCsv } from "../helpers/roster-files.js";
+import { startTestEmulator, type TestEmulator } from "../helpers/start-emulator.js";
+
+let emulator: TestEmulator;
+let slack: FakeSlack;
+let files: Awaited<ReturnType<typeof rosterDir>>;
+
+beforeEach(async () => {
+  emulator = await startTestEmulator({
+    seed: "empty",
+    rateLimitPerMinute: 100_000,
+    addHoldMs: 0,
+    apiSeatsPerDay: 100_000,
+  });
+  slack = await startFakeSlack();
+  files = await rosterDir();
+});
+afterEach(async () => {
+  await emulator.close();
+  await slack.close();
+  await files.cleanup();
+});
+
+interface Started {
+  readonly ops: string;
+  readonly lines: () => Array<Record<string, unknown>>;
+  readonly stop: () => Promise<{ code: number; ms: number }>;
+}
+
+function configFile(extra = ""): string {
+  const path = `${files.dir}/config.yaml`;
+  writeFileSync(
+    path,
+    [
+      "api:",
+      "  requestsPerMinute: 6000",
+      "  timeoutSeconds: 2",
+      "  maxRetries: 1",
+      "alerts:",
+      "  pollInterval: 0.2",
+      "roster:",
+      "  runOnStart: true",
+      "daemon:",
+      "  port: 0",
+      "  host: 127.0.0.1",
+      "  shutdownGraceSeconds: 10",
+      extra,
+    ].join("\n"),
+  );
+  return path;
+}
+
+/** Starts `retention-sync run` in-process, as the CLI does, and waits for its start-up line. */
+async function startRun(config: string, roster: string): Promise<Started> {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let out = "";
+  let err = "";
+  stdout.on("data", (chunk) => {
+    out += String(chunk);
+  });
+  stderr.on("data", (chunk) => {
+    err += String(chunk);
+  });
+  const lines = () =>
+    out
+      .split("\n")
+      .filter((l) => l.startsWith("{"))
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+  const controller = new AbortController();
+  const started = Date.now();
+  let stoppedAt = 0;
+  const exit = main(["run", "--config", config], {
+    env: {
+      RETENTION_API_URL: emulator.baseUrl,
+      RETENTION_API_KEY: emulator.writeKey,
+      SLACK_BOT_TOKEN: slack.token,
+      SLACK_API_URL: slack.url,
+      SLACK_CHANNEL: "#hr-alerts",
+      SLACK_OPS_CHANNEL: "#retention-ops",
+      RETENTION_SYNC_STATE: `${files.dir}/state.sqlite`,
+      HRIS_ROSTER_FILE: roster,
+      LOG_LEVEL: "info",
+    },
+    stdout,
+    stderr,
+    signal: controller.signal,
+  }).then((code) => ({ code, ms: Date.now() - stoppedAt }));
+  let ops: string | undefined;
+  while (!ops) {
+    const line = lines().find((l) => l.msg === "retention-sync daemon started");
+    if (line) ops = String(line.ops);
+    const early = await Promise.race([exit, new Promise((resolve) => setTimeout(() => resolve(undefined), 20))]);
+    if (early) throw new Error(`run exited early with ${JSON.stringify(early)}: ${err}`);
+    if (Date.now() - started > 15_000) throw new Error(`daemon did not start: ${err}`);
+  }
+  return {
+    ops,
+    lines,
+    stop: () => {
+      stoppedAt = Date.now();
+      controller.abort();
+      return exit;
+    },
+  };
+}
+
+async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+function metricValue(text: string, name: string, labels = ""): number {
+  const line = text.split("\n").find((l) => l.startsWith(`${name}${labels ? `{${labels}}` : ""} `));
+  return line ? Number(line.split(" ").pop()) : 0;
+}
+
+describe("retention-sync run", () => {
+  it("reconciles, posts alerts, serves metrics and readiness, and refuses a second instance", async () => {
+    const roster = await files.write("hris.csv", toCsv(makePeople(30)));
+    const config = configFile();
+    const daemon = await startRun(config, roster);
+
+    const metrics = async () => (await fetch(`${daemon.ops}/metrics`)).text();
+    await until("a finished reconcile", async () =>
+      metricValue(await metrics(), "retention_sync_reconcile_runs_total", 'outcome="ok"') === 1 ? true : undefined,
+    );
+    const afterReconcile = await metrics();
+    expect(metricValue(afterReconcile, "retention_sync_reconcile_steps_total", 'kind="addedTracked"')).toBe(30);
+    expect(metricValue(afterReconcile, "retention_sync_billable_seats")).toBeGreaterThanOrEqual(0);
+    expect(afterReconcile).toMatch(
+      /^retention_sync_api_requests_total\{method="POST",endpoint="\/employees\/bulk",status="201"\} 1$/m,
+    );
+    await until("the reconcile report in the ops channel", async () =>
+      slack.posted("#retention-ops").length > 0 ? true : undefined,
+    );
+
+    // An employee must be tracked and active to raise signals; the import finishes immediately here.
+    const client = new RetentionClient({
+      baseUrl: emulator.baseUrl,
+      apiKey: emulator.readKey,
+      requestsPerMinute: 6000,
+    });
+    const me = await client.me();
+    await client.close();
+    await emulator.control.signals({ count: 3, organizationId: me.organization.id, riskScore: 0.9 });
+    await until("alerts in Slack", async () => (slack.posted("#hr-alerts").length >= 1 ? true : undefined));
+    await until("the posted alerts counted", async () =>
+      metricValue(await metrics(), "retention_sync_alerts_total", 'outcome="posted"') > 0 ? true : undefined,
+    );
+
+    expect((await fetch(`${daemon.ops}/readyz`)).status).toBe(200);
+    await emulator.control.faults({ errorRate: 1 });
+    await until("not ready while the service fails", async () => {
+      const response = await fetch(`${daemon.ops}/readyz`);
+      return response.status === 503 ? response.text() : undefined;
+    });
+    await emulator.control.clearFaults();
+    await until("ready again", async () => ((await fetch(`${daemon.ops}/readyz`)).status === 200 ? true : undefined));
+
+    const second = startRun(config, roster);
+    await expect(second).rejects.toThrow(/Another retention-sync instance/);
+
+    const { code } = await daemon.stop();
+    expect(code).toBe(0);
+  });
+
+  it("stops within the grace period in the middle of a reconcile, and the next run finishes it without duplicates", async () => {
+    const people = makePeople(400);
+    const roster = await files.write("hris.csv", toCsv(people));
+    const config = configFile();
+    // Slow answers make the reconcile long enough to be interrupted mid-apply.
+    await emulator.control.faults({ latencyMs: 150 });
+    const first = await startRun(config, roster);
+    await until("the first bulk chunk", async () => {
+      const requests = await emulator.control.requests();
+      return requests.some((r) => r.path.endsWith("/employees/bulk") && r.status < 300) ? true : undefined;
+    });
+    const { code, ms } = await first.stop();
+    expect(code).toBe(0);
+    expect(ms).toBeLessThan(10_000);
+    const afterStop = await emulator.control.requests();
+    const bulkBeforeStop = afterStop.filter((r) => r.path.endsWith("/employees/bulk")).length;
+    expect(bulkBeforeStop).toBeLessThan(8);
+    const firstReport = first.lines().find((l) => l.msg === "reconcile finished")?.report as { interrupted?: boolean };
+    expect(firstReport?.interrupted).toBe(true);
+
+    await emulator.control.clearFaults();
+    const second = await startRun(config, roster);
+    const client = new RetentionClient({
+      baseUrl: emulator.baseUrl,
+      apiKey: emulator.readKey,
+      requestsPerMinute: 6000,
+    });
+    const urls = await until("all 400 on the roster", async () => {
+      const seen: string[] = [];
+      for await (const employee of client.iterateEmployees()) seen.push(employee.networkUrl);
+      return seen.length >= 400 ? seen : undefined;
+    });
+    await client.close();
+    await second.stop();
+    expect(urls).toHaveLength(400);
+    expect(new Set(urls).size).toBe(400);
+  });
+});
