@@ -1,0 +1,36 @@
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { PassThrough } from "node:stream";
+import { describe, expect, it } from "vitest";
+import { main } from "../../src/cli.js";
+
+describe("retention-sync demo", () => {
+  it("wires emulator, Slack sink and daemon: the reconcile report and alerts arrive, then it stops cleanly", async () => {
+    const dir = join(mkdtempSync(join(tmpdir(), "rs-demo-")), "demo");
+    const stdout = new PassThrough();
+    const stderr = new PassThrough();
+    let out = "";
+    let err = "";
+    stdout.on("data", (chunk) => {
+      out += String(chunk);
+    });
+    stderr.on("data", (chunk) => {
+      err += String(chunk);
+    });
+    const code = await main(["demo", "--seconds", "12", "--dir", dir], { env: {}, stdout, stderr });
+    expect(err).toBe("");
+    expect(code).toBe(0);
+    expect(out).toMatch(/┌─ Slack #retention-ops\n│ \*:warning: Roster reconcile\*/);
+    expect(out).toMatch(/add\s+12\s+12/);
+    expect(out).toMatch(/archive\s+7\s+7/);
+    expect(out).toMatch(/┌─ Slack #hr-alerts/);
+    expect(out).toMatch(/Demo stopped/);
+    const transcript = readFileSync(join(dir, "slack-messages.jsonl"), "utf8").trim().split("\n");
+    expect(transcript.length).toBe((out.match(/┌─ Slack /g) ?? []).length);
+    expect(existsSync(join(dir, "hris-export.csv"))).toBe(true);
+    const log = readFileSync(join(dir, "daemon.log"), "utf8");
+    expect(log).toMatch(/"msg":"retention-sync daemon started"/);
+    expect(log).toMatch(/"msg":"stopped"/);
+  }, 60_000);
+});
