@@ -10,7 +10,7 @@ import { buildAlert } from "../alerts/support/build-alert.js";
 import { type FakeSlack, startFakeSlack } from "../helpers/fake-slack.js";
 import { buildSender } from "./support/build-sender.js";
 
-// The child is bundled with rolldown (already installed with vite) because Node 20 cannot run TypeScript.
+// The child is bundled with rolldown (a dev dependency) because Node 20 cannot run TypeScript.
 const CHILD = resolve("node_modules/.cache/rs-crash-test/crash-child.mjs");
 
 describe("a real process killed between Slack's confirmation and mark-sent", () => {
