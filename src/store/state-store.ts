@@ -35,11 +35,17 @@ function storeFailure(action: string, location: string, error: unknown): StoreEr
   );
 }
 
+/** Lists the stored keys (without keyv's own namespace) that start with a prefix, when the backend can do it cheaply. */
+type KeyLister = (prefix: string) => Promise<string[]>;
+
+const KEYV_NAMESPACE = "rs";
+
 class KeyvNamespace implements KeyValueNamespace {
   constructor(
     private readonly keyv: Keyv,
     private readonly prefix: string,
     private readonly location: string,
+    private readonly listKeys: KeyLister | undefined,
   ) {}
 
   private async guard<T>(action: string, work: () => Promise<T>): Promise<T> {
@@ -67,6 +73,7 @@ class KeyvNamespace implements KeyValueNamespace {
 
   entries<T>(): Promise<Array<[string, T]>> {
     return this.guard(`listing of ${this.prefix}`, async () => {
+      if (this.listKeys) return this.entriesByQuery<T>(this.listKeys);
       const out: Array<[string, T]> = [];
       const iterator = this.keyv.iterator?.(undefined);
       if (!iterator) throw new Error("the store cannot list keys");
@@ -77,6 +84,21 @@ class KeyvNamespace implements KeyValueNamespace {
       }
       return out.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     });
+  }
+
+  /** One indexed query for the keys, one read for the values (expiry handled by keyv). */
+  private async entriesByQuery<T>(listKeys: KeyLister): Promise<Array<[string, T]>> {
+    const keys = await listKeys(this.prefix);
+    const out: Array<[string, T]> = [];
+    for (let i = 0; i < keys.length; i += 500) {
+      const chunk = keys.slice(i, i + 500);
+      const values = await this.keyv.getMany<T>(chunk);
+      chunk.forEach((key, index) => {
+        const value = values[index];
+        if (value !== undefined && value !== null) out.push([key.slice(this.prefix.length), value as T]);
+      });
+    }
+    return out.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   }
 
   async clear(): Promise<void> {
@@ -92,10 +114,11 @@ class KeyvStateStore implements StateStore {
   constructor(
     private readonly keyv: Keyv,
     readonly location: string,
+    private readonly listKeys?: KeyLister,
   ) {}
 
   namespace(name: string): KeyValueNamespace {
-    return new KeyvNamespace(this.keyv, name + NS_SEPARATOR, this.location);
+    return new KeyvNamespace(this.keyv, name + NS_SEPARATOR, this.location, this.listKeys);
   }
 
   async close(): Promise<void> {
@@ -111,7 +134,7 @@ class KeyvStateStore implements StateStore {
  */
 export async function openStateStore(path: string): Promise<StateStore> {
   if (path === ":memory:") {
-    return new KeyvStateStore(new Keyv({ namespace: "rs" }), "memory");
+    return new KeyvStateStore(new Keyv({ namespace: KEYV_NAMESPACE }), "memory");
   }
   const file = resolve(path);
   try {
@@ -121,11 +144,24 @@ export async function openStateStore(path: string): Promise<StateStore> {
   }
   let lastError: unknown;
   const sqlite = new KeyvSqlite({ uri: `sqlite://${file}`, table: "state", busyTimeout: 10_000 });
-  const keyv = new Keyv({ store: sqlite, namespace: "rs" });
+  const keyv = new Keyv({ store: sqlite, namespace: KEYV_NAMESPACE });
   keyv.on("error", (error: unknown) => {
     lastError = error;
   });
-  const store = new KeyvStateStore(keyv, file);
+  // @keyv/sqlite's own iterator pages with OFFSET over every row of the table; a range on the
+  // primary key is one indexed scan.
+  const listKeys: KeyLister = async (prefix) => {
+    const low = `${KEYV_NAMESPACE}:${prefix}`;
+    const rows = (await sqlite.query(
+      "SELECT key FROM state WHERE key >= ? AND key < ? ORDER BY key",
+      low,
+      `${low}\uffff`,
+    )) as Array<{
+      key: string;
+    }>;
+    return rows.map((row) => row.key.slice(KEYV_NAMESPACE.length + 1));
+  };
+  const store = new KeyvStateStore(keyv, file, listKeys);
   // A probe write proves the file is a writable SQLite database before any job relies on it.
   try {
     await store.namespace("meta").set("openedAt", new Date().toISOString());

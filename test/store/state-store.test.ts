@@ -42,3 +42,20 @@ describe("openStateStore", () => {
     await expect(openStateStore(file)).rejects.toThrow(/broken\.sqlite/);
   });
 });
+
+describe("entries on SQLite", () => {
+  it("lists one namespace among many keys, skips expired entries and keys of a longer namespace name", async () => {
+    const file = join(mkdtempSync(join(tmpdir(), "rs-store-")), "state.sqlite");
+    const store = await openStateStore(file);
+    const big = store.namespace("alerts.delivered");
+    for (let i = 0; i < 2_000; i += 1) await big.set(`chg:${i}`, true);
+    const outbox = store.namespace("alerts.outbox");
+    await outbox.set("a%_b", { n: 1 });
+    await outbox.set("gone", { n: 2 }, 1);
+    await store.namespace("alerts.outbox-index").set("x", 1);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(await outbox.entries()).toEqual([["a%_b", { n: 1 }]]);
+    expect(await big.entries()).toHaveLength(2_000);
+    await store.close();
+  });
+});
