@@ -1,5 +1,5 @@
-import { CHANGE_TYPES } from "../config/schema.js";
 import { LocalValidationError } from "../errors.js";
+import { CHANGE_TYPES } from "./change-types.js";
 
 /**
  * Checks of request input against the limits of spec parts 4 and 8, done before sending so a

@@ -1,5 +1,6 @@
 import { validate as isValidCron } from "node-cron";
 import { z } from "zod";
+import { CHANGE_TYPES } from "../api/change-types.js";
 
 /**
  * The whole configuration, as one zod schema. `config/default.yaml` documents every option;
@@ -30,18 +31,9 @@ function isKnownTimezone(zone: string): boolean {
 }
 
 const riskLevel = z.enum(["low", "watch", "high"]);
-export const CHANGE_TYPES = [
-  "profile_update",
-  "headline_change",
-  "title_change",
-  "open_to_work",
-  "new_skills",
-  "location_change",
-  "photo_or_summary",
-  "edit_activity",
-  "experience_change",
-  "employee_departed",
-] as const;
+
+export { CHANGE_TYPES };
+
 const changeType = z.enum(CHANGE_TYPES);
 
 const slackChannel = z

@@ -1,23 +1,13 @@
 /** Records of the emulator's in-memory model. Times are epoch milliseconds on the virtual clock. */
 
+import type { ChangeType } from "../api/change-types.js";
+
 export type OrgKind = "primary" | "competitor";
 export type EmployeeStatus = "active" | "importing" | "archived";
 export type PlanStatus = "active" | "trialing" | "past_due" | "canceled" | "none";
 export type Scope = "read" | "write";
 
-export const CHANGE_TYPES = [
-  "profile_update",
-  "headline_change",
-  "title_change",
-  "open_to_work",
-  "new_skills",
-  "location_change",
-  "photo_or_summary",
-  "edit_activity",
-  "experience_change",
-  "employee_departed",
-] as const;
-export type ChangeType = (typeof CHANGE_TYPES)[number];
+export { CHANGE_TYPES, type ChangeType } from "../api/change-types.js";
 
 export interface OrganizationRecord {
   id: number;

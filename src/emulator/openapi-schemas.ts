@@ -1,3 +1,6 @@
+import { CHANGE_TYPES } from "../api/change-types.js";
+import { SERVICE_ERROR_CODES } from "../errors.js";
+
 /**
  * Component schemas of the OpenAPI description served by the emulator (spec part 2).
  * Where the spec says "not shown", the shapes are the ones the emulator serves (see src/emulator/README.md).
@@ -11,32 +14,6 @@ const dateTime: Json = { type: "string", format: "date-time" };
 const nullableDateTime: Json = nullable("string", { format: "date-time" });
 const int: Json = { type: "integer", format: "int32" };
 const score: Json = { type: "number", minimum: 0, maximum: 1 };
-
-export const ERROR_CODES = [
-  "INVALID_BODY",
-  "SUBSCRIPTION_INACTIVE",
-  "TRIAL_LIMIT_REACHED",
-  "SEAT_CHARGE_FAILED",
-  "INSUFFICIENT_SCOPE",
-  "EMPLOYEE_EXISTS",
-  "COMPETITOR_IDENTITY_MISMATCH",
-  "SEAT_QUOTA_EXCEEDED",
-  "ROW_QUOTA_EXCEEDED",
-  "SEAT_RESERVATION_BUSY",
-] as const;
-
-export const CHANGE_TYPES = [
-  "profile_update",
-  "headline_change",
-  "title_change",
-  "open_to_work",
-  "new_skills",
-  "location_change",
-  "photo_or_summary",
-  "edit_activity",
-  "experience_change",
-  "employee_departed",
-] as const;
 
 const employeeSummary: Json = {
   type: "object",
@@ -137,7 +114,7 @@ export function componentSchemas(): Json {
       required: ["error"],
       properties: {
         error: { type: "string", description: "Human-readable sentence." },
-        code: { type: "string", enum: [...ERROR_CODES] },
+        code: { type: "string", enum: [...SERVICE_ERROR_CODES] },
       },
     },
     IdentityMismatchError: {
