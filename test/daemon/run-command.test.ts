@@ -57,7 +57,11 @@ function configFile(extra = ""): string {
 }
 
 /** Starts `retention-sync run` in-process, as the CLI does, and waits for its start-up line. */
-async function startRun(config: string, roster: string): Promise<Started> {
+async function startRun(
+  config: string | undefined,
+  roster: string,
+  extraEnv: Record<string, string> = {},
+): Promise<Started> {
   const stdout = new PassThrough();
   const stderr = new PassThrough();
   let out = "";
@@ -76,7 +80,7 @@ async function startRun(config: string, roster: string): Promise<Started> {
   const controller = new AbortController();
   const started = Date.now();
   let stoppedAt = 0;
-  const exit = main(["run", "--config", config], {
+  const exit = main(config === undefined ? ["run"] : ["run", "--config", config], {
     env: {
       RETENTION_API_URL: emulator.baseUrl,
       RETENTION_API_KEY: emulator.writeKey,
@@ -87,6 +91,7 @@ async function startRun(config: string, roster: string): Promise<Started> {
       RETENTION_SYNC_STATE: `${files.dir}/state.sqlite`,
       HRIS_ROSTER_FILE: roster,
       LOG_LEVEL: "info",
+      ...extraEnv,
     },
     stdout,
     stderr,
@@ -212,5 +217,17 @@ describe("retention-sync run", () => {
     await second.stop();
     expect(urls).toHaveLength(400);
     expect(new Set(urls).size).toBe(400);
+  });
+
+  it("runs from the environment alone, with no config file: polls now, reconciles on the nightly schedule", async () => {
+    const roster = await files.write("hris.csv", toCsv(makePeople(5)));
+    const daemon = await startRun(undefined, roster, { OPS_PORT: "0" });
+    const startLine = daemon.lines().find((l) => l.msg === "retention-sync daemon started");
+    expect(startLine).toMatchObject({ poll: "every 60 s", reconcile: "0 2 * * * (UTC)", webhook: "off" });
+    await until("a first poll pass", async () => {
+      const metrics = await (await fetch(`${daemon.ops}/metrics`)).text();
+      return metricValue(metrics, "retention_sync_polls_total", 'outcome="ok"') >= 1 ? true : undefined;
+    });
+    expect((await daemon.stop()).code).toBe(0);
   });
 });
