@@ -15,6 +15,7 @@ import {
   UsageError,
 } from "./errors.js";
 import { secretScrubber } from "./logger.js";
+import { packageVersion } from "./package-version.js";
 
 interface CommandEntry {
   readonly summary: string;
@@ -57,13 +58,6 @@ const COMMANDS: Readonly<Record<string, CommandEntry>> = {
     load: () => import("./commands/demo.js"),
   },
 };
-
-/** The package version, read from package.json next to src/ or dist/. */
-export function packageVersion(): string {
-  const raw: unknown = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
-  const version = typeof raw === "object" && raw !== null ? (raw as { version?: unknown }).version : undefined;
-  return typeof version === "string" ? version : "unknown";
-}
 
 export function helpText(): string {
   const width = Math.max(...Object.keys(COMMANDS).map((name) => name.length));

@@ -9,23 +9,9 @@ import {
   apiErrorFromStatus,
   isServiceErrorCode,
 } from "../errors.js";
+import { packageVersion } from "../package-version.js";
 import { isRecord } from "./lenient-read.js";
 import { parseRetryAfter } from "./retry-after.js";
-
-/** The package version, found by walking up from this module (works from src/ and dist/). */
-function packageVersion(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (let i = 0; i < 6; i += 1) {
-    try {
-      const pkg: unknown = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
-      if (isRecord(pkg) && pkg.name === "retention-sync" && typeof pkg.version === "string") return pkg.version;
-    } catch {
-      // not here: keep walking up
-    }
-    dir = dirname(dir);
-  }
-  return "0.0.0";
-}
 
 /** `retention-sync/<version>`, sent on every request. */
 export const USER_AGENT = `retention-sync/${packageVersion()}`;

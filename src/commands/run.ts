@@ -8,7 +8,6 @@ import { observeApiAttempt, observePollPass, observeReconcile } from "../daemon/
 import { type DaemonDeps, type RunningDaemon, startDaemon } from "../daemon/run-daemon.js";
 import { EXIT_OK, type ExitCode } from "../errors.js";
 import { reconcileOnce } from "../roster/reconcile-once.js";
-import { renderReportText } from "../roster/report.js";
 import { CONFIG_FLAG, type CommandIO, parseCommandFlags } from "./command-io.js";
 import { postReconcileReport } from "./reconcile.js";
 import { openRuntime } from "./runtime.js";
@@ -66,12 +65,8 @@ export async function startConfiguredDaemon(config: Config, io: CommandIO): Prom
               { config, client: runtime.bulkClient, store, logger: reconcileLogger },
               { file: rosterFile, signal },
             );
+            // reconcileOnce logs the report itself; the daemon only counts it and posts it.
             observeReconcile(metrics, report);
-            reconcileLogger.info(
-              { report: { ...report, rows: { ...report.rows, problems: undefined } } },
-              "reconcile finished",
-            );
-            reconcileLogger.info(renderReportText(report));
             if (runtime.slack && config.slack.opsChannel) {
               await postReconcileReport(runtime.slack, config.slack.opsChannel, report, reconcileLogger);
             }

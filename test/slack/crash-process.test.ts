@@ -7,26 +7,17 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { planDeliveries } from "../../src/alerts/plan-deliveries.js";
 import { openStateStore } from "../../src/store/state-store.js";
 import { buildAlert } from "../alerts/support/build-alert.js";
+import { bundleEntry } from "../helpers/bundle-entry.js";
 import { type FakeSlack, startFakeSlack } from "../helpers/fake-slack.js";
 import { buildSender } from "./support/build-sender.js";
-
-// The child is bundled with rolldown (a dev dependency) because Node 20 cannot run TypeScript.
-const CHILD = resolve("node_modules/.cache/rs-crash-test/crash-child.mjs");
 
 describe("a real process killed between Slack's confirmation and mark-sent", () => {
   let slack: FakeSlack;
   let dir: string;
+  let childScript: string;
 
   beforeAll(async () => {
-    const { build } = (await import("rolldown")) as unknown as { build(options: unknown): Promise<unknown> };
-    await build({
-      input: resolve("test/slack/support/crash-child.ts"),
-      platform: "node",
-      external: (id: string) => !id.startsWith(".") && !id.startsWith("/"),
-      resolve: { extensionAlias: { ".js": [".ts", ".js"] } },
-      output: { file: CHILD, format: "esm" },
-      logLevel: "silent",
-    });
+    childScript = await bundleEntry("test/slack/support/crash-child.ts", "crash-child");
     slack = await startFakeSlack();
     dir = mkdtempSync(join(tmpdir(), "rs-kill-"));
   });
@@ -49,7 +40,7 @@ describe("a real process killed between Slack's confirmation and mark-sent", () 
     await setup.close();
 
     const crashKey = alerts[2]?.key ?? "";
-    const child = spawn(process.execPath, [CHILD, file, slack.url, slack.token, crashKey], { stdio: "inherit" });
+    const child = spawn(process.execPath, [childScript, file, slack.url, slack.token, crashKey], { stdio: "inherit" });
     const [code, signal] = (await once(child, "exit")) as [number | null, NodeJS.Signals | null];
     expect({ code, signal }).toEqual({ code: null, signal: "SIGKILL" });
     expect(slack.posted("hr-alerts")).toHaveLength(3);
