@@ -1,0 +1,143 @@
+import { createAlertPipeline } from "../alerts/alert-pipeline.js";
+import { RetentionClient } from "../api/client.js";
+import { configSchema } from "../config/schema.js";
+import { startFakeSlack } from "../demo/fake-slack-server.js";
+import { startEmulator } from "../emulator/start-emulator.js";
+import { silentLogger } from "../logger.js";
+import { createSlackWebClient, webClientPoster } from "../slack/slack-poster.js";
+import { openStateStore } from "../store/state-store.js";
+import { apiRequests, emulatorControl } from "./roster-fixture.js";
+
+export interface AlertsRun {
+  readonly changes: number;
+  readonly rounds: number;
+  readonly passes: number;
+  /** Sum of the alerts the Slack messages announce (digest headers count their items). */
+  readonly alertsInSlack: number;
+  readonly slackMessages: number;
+  readonly digestMessages: number;
+  readonly slack429: number;
+  readonly slackRateLimit: string;
+  readonly apiRequests: number;
+  readonly drainMs: number;
+  /** From a change's detectedAt (emulator clock) to the last Slack post of the pass that carried it. */
+  readonly latencyMs: { readonly p50: number; readonly p95: number; readonly max: number };
+}
+
+function percentile(sorted: readonly number[], p: number): number {
+  if (sorted.length === 0) return 0;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
+}
+
+const DIGEST = /^:bell: (\d+) risk alerts/;
+
+/**
+ * `changes` detected changes, half on the own company (retention lens) and half on a competitor
+ * workspace (poaching lens), raised in `rounds` bursts through `/_emulator/signals` (at most 1,000
+ * per call); after each burst one poll pass delivers into the fake Slack, then passes repeat
+ * until the outbox is empty.
+ */
+export async function runAlerts(input: { changes: number; rounds: number }): Promise<AlertsRun> {
+  const emu = await startEmulator({ port: 0, seed: "empty", rateLimitPerMinute: 1_000_000, importDelayMs: 0 });
+  // Slack's chat.postMessage allows about one message per second per channel; two channels here.
+  const slackRateLimit = { method: "chat.postMessage", limit: 2, windowMs: 1_000, retryAfter: 1 };
+  const slack = await startFakeSlack();
+  slack.setRateLimit(slackRateLimit);
+  const store = await openStateStore(":memory:");
+  try {
+    const client = new RetentionClient({ baseUrl: emu.baseUrl, apiKey: emu.writeKey, requestsPerMinute: 1_000_000 });
+    const competitor = await client.addCompetitor({
+      name: "Acme Corp",
+      companyNetworkUrl: "https://www.linkedin.com/company/acme-corp",
+    });
+    await emulatorControl(emu, "POST", "employees", { count: 2_000, slugPrefix: "own", tracked: true });
+    await emulatorControl(emu, "POST", "employees", {
+      count: 2_000,
+      slugPrefix: "rival",
+      tracked: true,
+      organizationId: competitor.id,
+    });
+    const config = configSchema.parse({
+      slack: { token: slack.token, apiUrl: slack.url },
+      alerts: {
+        routes: [
+          { name: "retention", lens: "retention", minRiskLevel: "low", channel: "#hr-alerts" },
+          { name: "poaching", lens: "poaching", minRiskLevel: "low", channel: "#poaching-alerts" },
+        ],
+      },
+    });
+    const logger = silentLogger();
+    const pipeline = createAlertPipeline({
+      config,
+      store,
+      client,
+      poster: webClientPoster(createSlackWebClient({ token: slack.token, apiUrl: slack.url, logger })),
+      logger,
+    });
+    const perRound = Math.ceil(input.changes / input.rounds);
+    const latencies: number[] = [];
+    let passes = 0;
+    let made = 0;
+    const t0 = performance.now();
+    const pass = async (detected: readonly number[]) => {
+      const before = slack.calls.length;
+      await pipeline.poll({ now: new Date(), dryRun: false });
+      passes += 1;
+      const posts = slack.calls.slice(before).filter((c) => c.method === "chat.postMessage" && c.status === 200);
+      const last = posts.reduce((max, c) => Math.max(max, c.at), 0);
+      if (last > 0) for (const at of detected) latencies.push(last - at);
+    };
+    for (let round = 0; round < input.rounds && made < input.changes; round += 1) {
+      const detected: number[] = [];
+      for (const organizationId of [emu.organizationId, competitor.id]) {
+        let left = Math.min(Math.ceil(perRound / 2), input.changes - made);
+        while (left > 0) {
+          const count = Math.min(1_000, left);
+          const body = (await emulatorControl(emu, "POST", "signals", { count, organizationId })) as {
+            changes: Array<{ detectedAt: string }>;
+          };
+          for (const c of body.changes) detected.push(Date.parse(c.detectedAt));
+          made += body.changes.length;
+          left -= count;
+        }
+      }
+      await pass(detected);
+    }
+    for (let extra = 0; extra < 20 && (await pipeline.outbox.size()) > 0; extra += 1) await pass([]);
+    const drainMs = performance.now() - t0;
+    const posts = slack.calls.filter((c) => c.method === "chat.postMessage");
+    const delivered = posts.filter((c) => c.status === 200);
+    let alertsInSlack = 0;
+    let digestMessages = 0;
+    for (const call of delivered) {
+      const header = JSON.stringify(call.args.blocks ?? "");
+      const match = DIGEST.exec(String(call.args.text ?? "")) ?? /:bell: (\d+) risk alerts/.exec(header);
+      if (!match) {
+        alertsInSlack += 1;
+        continue;
+      }
+      digestMessages += 1;
+      // Split digests repeat the total in every part; count it once, on part 1 (or the only part).
+      if (!/\(part (?!1 )\d+ of/.test(header)) alertsInSlack += Number(match[1]);
+    }
+    const log = await apiRequests(emu);
+    const sorted = [...latencies].sort((a, b) => a - b);
+    return {
+      changes: made,
+      rounds: input.rounds,
+      passes,
+      alertsInSlack,
+      slackMessages: delivered.length,
+      digestMessages,
+      slack429: posts.filter((c) => c.status === 429).length,
+      slackRateLimit: `${slackRateLimit.limit} chat.postMessage per ${slackRateLimit.windowMs} ms`,
+      apiRequests: log.length,
+      drainMs,
+      latencyMs: { p50: percentile(sorted, 50), p95: percentile(sorted, 95), max: sorted[sorted.length - 1] ?? 0 },
+    };
+  } finally {
+    await store.close();
+    await slack.close();
+    await emu.close();
+  }
+}

@@ -1,0 +1,102 @@
+import type { BenchResults } from "./run-bench.js";
+
+const fmt = (n: number, digits = 0): string =>
+  n.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
+const sec = (ms: number): string => `${fmt(ms / 1000, 2)} s`;
+
+function table(title: string, head: readonly string[], rows: ReadonlyArray<readonly string[]>): string {
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
+  const line = (cells: readonly string[]) =>
+    cells.map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join("  ");
+  return [title, line(head), widths.map((w) => "-".repeat(w)).join("  "), ...rows.map(line), ""].join("\n");
+}
+
+/** The human-readable summary of a bench run. */
+export function printReport(r: BenchResults, out: NodeJS.WritableStream): void {
+  const parts: string[] = [];
+  parts.push(`retention-sync bench: node ${r.machine.node}, ${r.machine.cpus} cores (${r.machine.cpuModel})\n`);
+  parts.push(
+    table(
+      "Read + diff + plan (pure functions, one child process; target for 100,000 rows: < 2 s CPU, < 300 MB)",
+      ["rows", "wall", "CPU user+sys", "RSS before", "peak RSS", "adds", "revives", "archives"],
+      r.readDiffPlan.map((m) => [
+        fmt(m.rows),
+        sec(m.wallMs),
+        sec(m.cpuUserMs + m.cpuSystemMs),
+        `${fmt(m.rssBeforeMb)} MB`,
+        `${fmt(m.peakRssMb)} MB`,
+        fmt(m.planned.add ?? 0),
+        fmt(m.planned.revive ?? 0),
+        fmt(m.planned.archive ?? 0),
+      ]),
+    ),
+  );
+  const runs = [...r.reconcile, ...(r.paced ? [r.paced] : [])];
+  parts.push(
+    table(
+      "Reconcile against the emulator (5 % joiners, 5 % leavers, 1 % rehires)",
+      ["people", "limit/min", "requests", "floor", "used/floor", "429s", "errors", "wall", "max in 60 s", "mean/min"],
+      runs.map((x) => [
+        fmt(x.shape.size),
+        fmt(x.serverLimitPerMinute),
+        fmt(x.requestsUsed),
+        fmt(x.floor),
+        fmt(x.requestsUsed / x.floor, 3),
+        fmt(x.status429),
+        fmt(x.otherErrors),
+        sec(x.wallMs),
+        fmt(x.maxRequestsIn60s),
+        fmt(x.meanRequestsPerMinute, 1),
+      ]),
+    ),
+  );
+  if (r.paced && r.naive && r.naiveRatio) {
+    parts.push(
+      table(
+        `Naive script vs retention-sync, same work (${fmt(r.naive.writes)} writes) at ${r.naive.serverLimitPerMinute}/min`,
+        ["", "requests", "429s", "wall"],
+        [
+          ["naive fetch loop", fmt(r.naive.requestsUsed), fmt(r.naive.status429), sec(r.naive.wallMs)],
+          ["retention-sync", fmt(r.paced.requestsUsed), fmt(r.paced.status429), sec(r.paced.wallMs)],
+          ["ratio naive / retention-sync", fmt(r.naiveRatio.requests, 2), "", fmt(r.naiveRatio.time, 2)],
+        ],
+      ),
+    );
+  }
+  if (r.alerts) {
+    const a = r.alerts;
+    parts.push(
+      table(
+        `Alerts: ${fmt(a.changes)} changes, both lenses, ${a.rounds} bursts, polling mode (fake Slack: ${a.slackRateLimit})`,
+        [
+          "drain",
+          "passes",
+          "alerts in Slack",
+          "messages",
+          "digests",
+          "Slack 429s",
+          "API requests",
+          "latency p50",
+          "p95",
+          "max",
+        ],
+        [
+          [
+            sec(a.drainMs),
+            fmt(a.passes),
+            fmt(a.alertsInSlack),
+            fmt(a.slackMessages),
+            fmt(a.digestMessages),
+            fmt(a.slack429),
+            fmt(a.apiRequests),
+            sec(a.latencyMs.p50),
+            sec(a.latencyMs.p95),
+            sec(a.latencyMs.max),
+          ],
+        ],
+      ),
+    );
+  }
+  parts.push(`total ${sec(r.totalMs)}\n`);
+  out.write(parts.join("\n"));
+}

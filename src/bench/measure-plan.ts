@@ -1,0 +1,77 @@
+import { readFile } from "node:fs/promises";
+import { billingSchema } from "../api/spec-records.js";
+import { configSchema } from "../config/schema.js";
+import { advanceMemory, desiredPeople, diffRoster, EMPTY_MEMORY, type ServicePerson } from "../roster/diff-roster.js";
+import { planReconcile } from "../roster/plan-reconcile.js";
+import { readRoster } from "../roster/read-roster.js";
+import { plannedCounts } from "../roster/report.js";
+import { seatBudget } from "../roster/seat-budget.js";
+import { profileUrl, type RosterShape, serviceSlug } from "./roster-fixture.js";
+
+/** What one child process measured for read + diff + plan. */
+export interface PlanMeasurement {
+  readonly rows: number;
+  readonly wallMs: number;
+  readonly cpuUserMs: number;
+  readonly cpuSystemMs: number;
+  readonly rssBeforeMb: number;
+  readonly peakRssMb: number;
+  readonly planned: Record<string, number>;
+}
+
+/**
+ * Child process (`node --expose-gc dist/bench/measure-plan.js <csv> <billing.json> <shape json>`):
+ * runs only the pure read/diff/plan path on a generated file so that the process's peak RSS is
+ * that path's (plus Node's baseline), and prints one JSON line.
+ */
+async function main(): Promise<void> {
+  const [file, billingFile, shapeJson] = process.argv.slice(2);
+  if (!file || !billingFile || !shapeJson) throw new Error("usage: measure-plan <csv> <billing.json> <shape>");
+  const shape = JSON.parse(shapeJson) as RosterShape;
+  const billing = billingSchema.parse(JSON.parse(await readFile(billingFile, "utf8")));
+  const rules = configSchema.parse({
+    roster: { archiveAfterMissingRuns: 1, archiveUnknown: true, approveMassArchive: true },
+  }).roster;
+  // The service roster as reconcile would have listed it: an input, built before measuring.
+  const current: ServicePerson[] = Array.from({ length: shape.size }, (_, i) => ({
+    id: 1_000_000 + i,
+    profileUrl: profileUrl(serviceSlug(i)),
+    tracked: i >= shape.rehires,
+    archived: i < shape.rehires,
+  }));
+  const gc = (globalThis as { gc?: () => void }).gc;
+  gc?.();
+  const rssBefore = process.memoryUsage().rss;
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  const now = new Date();
+  const roster = await readRoster({ file, format: rules.format, mapping: rules.mapping, include: rules.include, now });
+  const desired = desiredPeople(roster.people, rules.untrackedDepartments);
+  const memory = advanceMemory(
+    EMPTY_MEMORY,
+    { fingerprint: roster.fingerprint, desired, known: roster.excluded },
+    current,
+    now,
+  );
+  const diff = diffRoster({ desired, current, memory, rules, now });
+  const budget = seatBudget({ billing, maxSeats: rules.maxSeats, maxMonthlyUsd: rules.maxMonthlyUsd, now });
+  const plan = planReconcile({ diff, budget, rules: { ...rules, allowMassArchive: true } });
+  const wallMs = performance.now() - t0;
+  const cpu = process.cpuUsage(cpu0);
+  const result: PlanMeasurement = {
+    rows: roster.rowCount,
+    wallMs,
+    cpuUserMs: cpu.user / 1000,
+    cpuSystemMs: cpu.system / 1000,
+    rssBeforeMb: rssBefore / 2 ** 20,
+    // resourceUsage().maxRSS is in KiB and covers the whole (short-lived) process.
+    peakRssMb: process.resourceUsage().maxRSS / 1024,
+    planned: plannedCounts(plan),
+  };
+  process.stdout.write(`${JSON.stringify(result)}\n`);
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exitCode = 1;
+});

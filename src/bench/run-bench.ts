@@ -1,0 +1,149 @@
+import { execFile } from "node:child_process";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { cpus, tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs, promisify } from "node:util";
+import { RetentionClient } from "../api/client.js";
+import { startEmulator } from "../emulator/start-emulator.js";
+import { type AlertsRun, runAlerts } from "./alerts-scenario.js";
+import { printReport } from "./bench-table.js";
+import type { PlanMeasurement } from "./measure-plan.js";
+import { type NaiveRun, runNaive } from "./naive-baseline.js";
+import { type RosterShape, standardShape, writeHrisCsv } from "./roster-fixture.js";
+import { type ReconcileRun, runReconcile } from "./roster-scenario.js";
+
+const execFileAsync = promisify(execFile);
+const here = dirname(fileURLToPath(import.meta.url));
+/** The raised limit for the scale runs: high enough that pacing never is the bottleneck. */
+const RAISED_LIMIT = 1_000_000;
+const REAL_LIMIT = 120;
+
+export interface BenchResults {
+  readonly startedAt: string;
+  readonly machine: { node: string; cpus: number; cpuModel: string; platform: string };
+  readonly options: { sizes: number[]; pacedSize: number; alerts: number; quick: boolean };
+  readonly readDiffPlan: Array<{ shape: RosterShape } & PlanMeasurement>;
+  readonly reconcile: ReconcileRun[];
+  readonly paced?: ReconcileRun;
+  readonly naive?: NaiveRun;
+  readonly naiveRatio?: { requests: number; time: number };
+  readonly alerts?: AlertsRun;
+  readonly totalMs: number;
+}
+
+function positiveInts(text: string, flag: string): number[] {
+  const values = text.split(",").map((s) => Number(s.trim()));
+  if (values.some((v) => !Number.isInteger(v) || v < 100)) throw new Error(`${flag}: expected integers >= 100`);
+  return values;
+}
+
+async function measurePlan(dir: string, billingFile: string, shape: RosterShape): Promise<PlanMeasurement> {
+  const file = join(dir, `plan-${shape.size}.csv`);
+  await writeHrisCsv(file, shape);
+  const { stdout } = await execFileAsync(
+    process.execPath,
+    ["--expose-gc", join(here, "measure-plan.js"), file, billingFile, JSON.stringify(shape)],
+    { maxBuffer: 1 << 20 },
+  );
+  return JSON.parse(stdout) as PlanMeasurement;
+}
+
+/** The billing answer of a fresh emulator, for the pure budget step of the measurement child. */
+async function writeBilling(file: string): Promise<void> {
+  const emu = await startEmulator({ port: 0, seed: "empty" });
+  try {
+    const client = new RetentionClient({ baseUrl: emu.baseUrl, apiKey: emu.writeKey });
+    await writeFile(file, JSON.stringify(await client.getBilling()));
+  } finally {
+    await emu.close();
+  }
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      sizes: { type: "string" },
+      quick: { type: "boolean", default: false },
+      "paced-size": { type: "string" },
+      alerts: { type: "string" },
+      "skip-paced": { type: "boolean", default: false },
+      "skip-alerts": { type: "boolean", default: false },
+      out: { type: "string", default: "bench-results.json" },
+    },
+  });
+  const quick = values.quick === true;
+  const sizes = values.sizes
+    ? positiveInts(values.sizes, "--sizes")
+    : quick
+      ? [1_000, 10_000]
+      : [1_000, 10_000, 100_000];
+  const pacedSize = values["paced-size"]
+    ? (positiveInts(values["paced-size"], "--paced-size")[0] ?? 2_000)
+    : quick
+      ? 200
+      : 2_000;
+  const alerts = values.alerts ? Number(values.alerts) : quick ? 2_000 : 10_000;
+  if (!Number.isInteger(alerts) || alerts < 2) throw new Error("--alerts: expected an integer >= 2");
+  const started = performance.now();
+  const dir = await mkdtemp(join(tmpdir(), "retention-sync-bench-"));
+  const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
+  try {
+    const billingFile = join(dir, "billing.json");
+    await writeBilling(billingFile);
+    const readDiffPlan: BenchResults["readDiffPlan"] = [];
+    const reconcile: ReconcileRun[] = [];
+    for (const size of sizes) {
+      const shape = standardShape(size);
+      log(`read+diff+plan of ${size} rows (child process)`);
+      readDiffPlan.push({ shape, ...(await measurePlan(dir, billingFile, shape)) });
+      log(`reconcile ${size} people at ${RAISED_LIMIT}/min`);
+      reconcile.push(
+        await runReconcile({ shape, dir, serverLimitPerMinute: RAISED_LIMIT, clientLimitPerMinute: RAISED_LIMIT }),
+      );
+    }
+    let paced: ReconcileRun | undefined;
+    let naive: NaiveRun | undefined;
+    if (values["skip-paced"] !== true) {
+      const shape = standardShape(pacedSize);
+      log(`reconcile ${pacedSize} people at the real ${REAL_LIMIT}/min (takes about a minute)`);
+      paced = await runReconcile({ shape, dir, serverLimitPerMinute: REAL_LIMIT, clientLimitPerMinute: REAL_LIMIT });
+      log(`naive script, same work, at ${REAL_LIMIT}/min`);
+      naive = await runNaive({ shape, serverLimitPerMinute: REAL_LIMIT });
+    }
+    let alertsRun: AlertsRun | undefined;
+    if (values["skip-alerts"] !== true) {
+      log(`alerts: ${alerts} changes, both lenses`);
+      alertsRun = await runAlerts({ changes: alerts, rounds: 10 });
+    }
+    const results: BenchResults = {
+      startedAt: new Date().toISOString(),
+      machine: {
+        node: process.version,
+        cpus: cpus().length,
+        cpuModel: cpus()[0]?.model ?? "unknown",
+        platform: `${process.platform} ${process.arch}`,
+      },
+      options: { sizes, pacedSize, alerts, quick },
+      readDiffPlan,
+      reconcile,
+      ...(paced ? { paced } : {}),
+      ...(naive ? { naive } : {}),
+      ...(paced && naive
+        ? { naiveRatio: { requests: naive.requestsUsed / paced.requestsUsed, time: naive.wallMs / paced.wallMs } }
+        : {}),
+      ...(alertsRun ? { alerts: alertsRun } : {}),
+      totalMs: performance.now() - started,
+    };
+    printReport(results, process.stdout);
+    await writeFile(values.out ?? "bench-results.json", `${JSON.stringify(results, null, 2)}\n`);
+    log(`numbers written to ${values.out}`);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exitCode = 1;
+});
