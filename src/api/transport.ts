@@ -1,6 +1,3 @@
-import { readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { Agent, type Dispatcher, request } from "undici";
 import {
   ApiNetworkError,
