@@ -17,8 +17,8 @@ export function printReport(r: BenchResults, out: NodeJS.WritableStream): void {
   parts.push(`retention-sync bench: node ${r.machine.node}, ${r.machine.cpus} cores (${r.machine.cpuModel})\n`);
   parts.push(
     table(
-      "Read + diff + plan (pure functions, one child process; target for 100,000 rows: < 2 s CPU, < 300 MB)",
-      ["rows", "wall", "CPU user+sys", "RSS before", "peak RSS", "adds", "revives", "archives"],
+      `Read + diff + plan (pure functions, one child process${r.readDiffPlan.every((m) => m.pinnedToOneCore) ? " pinned to one core" : ""}; target for 100,000 rows: < 2 s, < 300 MB)`,
+      ["rows", "wall", "CPU user+sys", "RSS before", "peak RSS", "adds", "revives", "archives", "deferred"],
       r.readDiffPlan.map((m) => [
         fmt(m.rows),
         sec(m.wallMs),
@@ -28,6 +28,7 @@ export function printReport(r: BenchResults, out: NodeJS.WritableStream): void {
         fmt(m.planned.add ?? 0),
         fmt(m.planned.revive ?? 0),
         fmt(m.planned.archive ?? 0),
+        fmt(m.deferred),
       ]),
     ),
   );
@@ -35,16 +36,29 @@ export function printReport(r: BenchResults, out: NodeJS.WritableStream): void {
   parts.push(
     table(
       "Reconcile against the emulator (5 % joiners, 5 % leavers, 1 % rehires)",
-      ["people", "limit/min", "requests", "floor", "used/floor", "429s", "errors", "wall", "max in 60 s", "mean/min"],
+      [
+        "people",
+        "limit/min",
+        "requests",
+        "floor",
+        "used/floor",
+        "429s",
+        "errors",
+        "wall",
+        "requests/limit",
+        "max in 60 s",
+        "mean/min",
+      ],
       runs.map((x) => [
         fmt(x.shape.size),
         fmt(x.serverLimitPerMinute),
-        fmt(x.requestsUsed),
+        `${fmt(x.requestsUsed)}${x.requestLogFull ? "+" : ""}`,
         fmt(x.floor),
         fmt(x.requestsUsed / x.floor, 3),
         fmt(x.status429),
         fmt(x.otherErrors),
         sec(x.wallMs),
+        sec(x.minimumMsAtLimit),
         fmt(x.maxRequestsIn60s),
         fmt(x.meanRequestsPerMinute, 1),
       ]),

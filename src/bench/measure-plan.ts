@@ -17,6 +17,8 @@ export interface PlanMeasurement {
   readonly rssBeforeMb: number;
   readonly peakRssMb: number;
   readonly planned: Record<string, number>;
+  /** Changes the seat budget held back: 0 when the allowances are raised as intended. */
+  readonly deferred: number;
 }
 
 /**
@@ -67,6 +69,7 @@ async function main(): Promise<void> {
     // resourceUsage().maxRSS is in KiB and covers the whole (short-lived) process.
     peakRssMb: process.resourceUsage().maxRSS / 1024,
     planned: plannedCounts(plan),
+    deferred: plan.deferred.length,
   };
   process.stdout.write(`${JSON.stringify(result)}\n`);
 }

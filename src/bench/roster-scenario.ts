@@ -43,6 +43,8 @@ export interface ReconcileRun {
   readonly maxRequestsIn60s: number;
   readonly meanRequestsPerMinute: number;
   readonly exitCode: number;
+  /** The emulator keeps the last 10,000 requests: beyond that the counts above are a floor. */
+  readonly requestLogFull: boolean;
 }
 
 /** The request floor of a plan, from its counts and the size of the service roster. */
@@ -117,6 +119,7 @@ export async function runReconcile(input: {
       maxRequestsIn60s: rate.maxIn60s,
       meanRequestsPerMinute: rate.meanPerMinute,
       exitCode: report.exitCode,
+      requestLogFull: log.length >= 10_000,
     };
   } finally {
     await store.close();
