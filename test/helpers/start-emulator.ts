@@ -3,9 +3,10 @@
  * all tests), and `EmulatorControl` wraps the `/_emulator/*` control API over real HTTP.
  */
 import { afterAll, beforeAll } from "vitest";
+import type { RequestLogEntry } from "../../src/emulator/emulator.js";
 import { type EmulatorHandle, type EmulatorOptions, startEmulator } from "../../src/emulator/start-emulator.js";
 
-export type { EmulatorHandle, EmulatorOptions };
+export type { EmulatorHandle, EmulatorOptions, RequestLogEntry };
 
 export interface CreatedKey {
   id: string;
@@ -24,15 +25,6 @@ export interface GeneratedChange {
   riskLevel: string;
   detectedAt: string;
   [field: string]: unknown;
-}
-
-export interface RequestLogEntry {
-  method: string;
-  path: string;
-  query: string;
-  status: number;
-  time: string;
-  keyId: string | null;
 }
 
 /** Typed client of the control API. */
