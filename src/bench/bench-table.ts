@@ -111,6 +111,16 @@ export function printReport(r: BenchResults, out: NodeJS.WritableStream): void {
       ),
     );
   }
+  if (r.webhook) {
+    const w = r.webhook;
+    parts.push(
+      table(
+        "Alerts, webhook mode: one change at a time, from detectedAt to its Slack post",
+        ["changes", "delivered", "latency p50", "max"],
+        [[fmt(w.changes), fmt(w.delivered), sec(w.latencyMs.p50), sec(w.latencyMs.max)]],
+      ),
+    );
+  }
   parts.push(`total ${sec(r.totalMs)}\n`);
   out.write(parts.join("\n"));
 }

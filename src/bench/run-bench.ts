@@ -12,6 +12,7 @@ import type { PlanMeasurement } from "./measure-plan.js";
 import { type NaiveRun, runNaive } from "./naive-baseline.js";
 import { type RosterShape, standardShape, writeHrisCsv } from "./roster-fixture.js";
 import { type ReconcileRun, runReconcile } from "./roster-scenario.js";
+import { runWebhookLatency, type WebhookLatencyRun } from "./webhook-latency.js";
 
 const execFileAsync = promisify(execFile);
 const here = dirname(fileURLToPath(import.meta.url));
@@ -29,6 +30,7 @@ export interface BenchResults {
   readonly naive?: NaiveRun;
   readonly naiveRatio?: { requests: number; time: number };
   readonly alerts?: AlertsRun;
+  readonly webhook?: WebhookLatencyRun;
   readonly totalMs: number;
 }
 
@@ -128,6 +130,11 @@ async function main(): Promise<void> {
       log(`alerts: ${alerts} changes, both lenses`);
       alertsRun = await runAlerts({ changes: alerts, rounds: 10 });
     }
+    let webhook: WebhookLatencyRun | undefined;
+    if (values["skip-alerts"] !== true) {
+      log("alerts: webhook mode, 20 changes one at a time");
+      webhook = await runWebhookLatency({ changes: 20 });
+    }
     const results: BenchResults = {
       startedAt: new Date().toISOString(),
       machine: {
@@ -145,6 +152,7 @@ async function main(): Promise<void> {
         ? { naiveRatio: { requests: naive.requestsUsed / paced.requestsUsed, time: naive.wallMs / paced.wallMs } }
         : {}),
       ...(alertsRun ? { alerts: alertsRun } : {}),
+      ...(webhook ? { webhook } : {}),
       totalMs: performance.now() - started,
     };
     printReport(results, process.stdout);

@@ -1,0 +1,112 @@
+import { createAlertPipeline } from "../alerts/alert-pipeline.js";
+import { startWebhookReceiver } from "../alerts/receive-webhook.js";
+import { RetentionClient } from "../api/client.js";
+import { configSchema } from "../config/schema.js";
+import { startFakeSlack } from "../demo/fake-slack-server.js";
+import { startEmulator } from "../emulator/start-emulator.js";
+import { silentLogger } from "../logger.js";
+import { createSlackWebClient, webClientPoster } from "../slack/slack-poster.js";
+import { openStateStore } from "../store/state-store.js";
+import { emulatorControl } from "./roster-fixture.js";
+
+export interface WebhookLatencyRun {
+  readonly changes: number;
+  readonly delivered: number;
+  readonly latencyMs: { readonly p50: number; readonly max: number };
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Webhook mode: the emulator signs and POSTs each change to the daemon's receiver, which posts it to
+ * the fake Slack. Changes are raised one at a time (alternating lenses, high risk so that every
+ * sensitivity passes) and each is awaited in Slack, so the latency is one change's, not a queue's.
+ */
+export async function runWebhookLatency(input: { changes: number }): Promise<WebhookLatencyRun> {
+  const emu = await startEmulator({
+    port: 0,
+    seed: "empty",
+    rateLimitPerMinute: 1_000_000,
+    importDelayMs: 0,
+    allowLoopbackWebhooks: true,
+  });
+  const slack = await startFakeSlack();
+  const store = await openStateStore(":memory:");
+  const secrets: string[] = [];
+  const logger = silentLogger();
+  try {
+    const client = new RetentionClient({ baseUrl: emu.baseUrl, apiKey: emu.writeKey, requestsPerMinute: 1_000_000 });
+    const competitor = await client.addCompetitor({
+      name: "Acme Corp",
+      companyNetworkUrl: "https://www.linkedin.com/company/acme-corp",
+    });
+    await emulatorControl(emu, "POST", "employees", { count: 100, slugPrefix: "own", tracked: true });
+    await emulatorControl(emu, "POST", "employees", {
+      count: 100,
+      slugPrefix: "rival",
+      tracked: true,
+      organizationId: competitor.id,
+    });
+    const config = configSchema.parse({
+      slack: { token: slack.token, apiUrl: slack.url },
+      alerts: {
+        routes: [
+          { name: "retention", lens: "retention", minRiskLevel: "low", channel: "#hr-alerts" },
+          { name: "poaching", lens: "poaching", minRiskLevel: "low", channel: "#poaching-alerts" },
+        ],
+        webhook: { enabled: true, host: "127.0.0.1", port: 0 },
+      },
+    });
+    const pipeline = createAlertPipeline({
+      config,
+      store,
+      client,
+      poster: webClientPoster(createSlackWebClient({ token: slack.token, apiUrl: slack.url, logger })),
+      logger,
+    });
+    // The secret is only known once the endpoint exists; the handler reads this array per request.
+    const receiver = await startWebhookReceiver(config.alerts.webhook, { ...pipeline.webhookDeps(), secrets });
+    try {
+      const endpoint = await client.addWebhook({
+        url: receiver.url,
+        employeeWarnings: true,
+        poachingOpportunities: true,
+        employeeWarningSensitivity: 5,
+        poachingOpportunitySensitivity: 5,
+      });
+      if (!endpoint.secret) throw new Error("the emulator returned no webhook secret");
+      secrets.push(endpoint.secret);
+      const latencies: number[] = [];
+      for (let i = 0; i < input.changes; i += 1) {
+        const before = slack.calls.length;
+        const organizationId = i % 2 === 0 ? emu.organizationId : competitor.id;
+        const body = (await emulatorControl(emu, "POST", "signals", { count: 1, organizationId, riskScore: 0.9 })) as {
+          changes: Array<{ detectedAt: string }>;
+        };
+        const detectedAt = Date.parse(body.changes[0]?.detectedAt ?? "");
+        const deadline = Date.now() + 10_000;
+        for (;;) {
+          const post = slack.calls.slice(before).find((c) => c.method === "chat.postMessage" && c.status === 200);
+          if (post) {
+            latencies.push(post.at - detectedAt);
+            break;
+          }
+          if (Date.now() > deadline) break;
+          await sleep(5);
+        }
+      }
+      const sorted = [...latencies].sort((a, b) => a - b);
+      return {
+        changes: input.changes,
+        delivered: latencies.length,
+        latencyMs: { p50: sorted[Math.floor(sorted.length / 2)] ?? 0, max: sorted[sorted.length - 1] ?? 0 },
+      };
+    } finally {
+      await receiver.close();
+    }
+  } finally {
+    await store.close();
+    await slack.close();
+    await emu.close();
+  }
+}
