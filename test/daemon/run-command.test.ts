@@ -1,31 +1,23 @@
 import { writeFileSync } from "node:fs";
-import { PassThrough } from "node:stream";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { RetentionClient } from "../../src/api/client.js";
 import { main } from "../../src/cli.js";
-import { type FakeSlack, startFakeSlack } from "../helpers/fake-slack.js";
-import { makePeople, rosterDir, toCsv } from "../helpers/roster-files.js";
-import { startTestEmulator, type TestEmulator } from "../helpers/start-emulator.js";
+import { captureStream } from "../helpers/capture-stream.js";
+import { type DaemonWorld, startDaemonWorld } from "../helpers/daemon-world.js";
+import type { FakeSlack } from "../helpers/fake-slack.js";
+import { makePeople, toCsv } from "../helpers/roster-files.js";
+import type { TestEmulator } from "../helpers/start-emulator.js";
 
+let world: DaemonWorld;
 let emulator: TestEmulator;
 let slack: FakeSlack;
-let files: Awaited<ReturnType<typeof rosterDir>>;
+let files: DaemonWorld["files"];
 
 beforeEach(async () => {
-  emulator = await startTestEmulator({
-    seed: "empty",
-    rateLimitPerMinute: 100_000,
-    addHoldMs: 0,
-    apiSeatsPerDay: 100_000,
-  });
-  slack = await startFakeSlack();
-  files = await rosterDir();
+  world = await startDaemonWorld();
+  ({ emulator, slack, files } = world);
 });
-afterEach(async () => {
-  await emulator.close();
-  await slack.close();
-  await files.cleanup();
-});
+afterEach(async () => world.close());
 
 interface Started {
   readonly ops: string;
@@ -62,18 +54,11 @@ async function startRun(
   roster: string,
   extraEnv: Record<string, string> = {},
 ): Promise<Started> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = "";
-  let err = "";
-  stdout.on("data", (chunk) => {
-    out += String(chunk);
-  });
-  stderr.on("data", (chunk) => {
-    err += String(chunk);
-  });
+  const stdout = captureStream();
+  const stderr = captureStream();
   const lines = () =>
-    out
+    stdout
+      .text()
       .split("\n")
       .filter((l) => l.startsWith("{"))
       .map((l) => JSON.parse(l) as Record<string, unknown>);
@@ -93,8 +78,8 @@ async function startRun(
       LOG_LEVEL: "info",
       ...extraEnv,
     },
-    stdout,
-    stderr,
+    stdout: stdout.stream,
+    stderr: stderr.stream,
     signal: controller.signal,
   }).then((code) => ({ code, ms: Date.now() - stoppedAt }));
   let ops: string | undefined;
@@ -102,8 +87,8 @@ async function startRun(
     const line = lines().find((l) => l.msg === "retention-sync daemon started");
     if (line) ops = String(line.ops);
     const early = await Promise.race([exit, new Promise((resolve) => setTimeout(() => resolve(undefined), 20))]);
-    if (early) throw new Error(`run exited early with ${JSON.stringify(early)}: ${err}`);
-    if (Date.now() - started > 15_000) throw new Error(`daemon did not start: ${err}`);
+    if (early) throw new Error(`run exited early with ${JSON.stringify(early)}: ${stderr.text()}`);
+    if (Date.now() - started > 15_000) throw new Error(`daemon did not start: ${stderr.text()}`);
   }
   return {
     ops,

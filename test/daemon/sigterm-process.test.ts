@@ -3,31 +3,23 @@ import { once } from "node:events";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RetentionClient } from "../../src/api/client.js";
 import { bundleEntry } from "../helpers/bundle-entry.js";
-import { type FakeSlack, startFakeSlack } from "../helpers/fake-slack.js";
-import { makePeople, rosterDir, toCsv } from "../helpers/roster-files.js";
-import { startTestEmulator, type TestEmulator } from "../helpers/start-emulator.js";
+import { type DaemonWorld, startDaemonWorld } from "../helpers/daemon-world.js";
+import type { FakeSlack } from "../helpers/fake-slack.js";
+import { makePeople, toCsv } from "../helpers/roster-files.js";
+import type { TestEmulator } from "../helpers/start-emulator.js";
 
 let cli: string;
+let world: DaemonWorld;
 let emulator: TestEmulator;
 let slack: FakeSlack;
-let files: Awaited<ReturnType<typeof rosterDir>>;
+let files: DaemonWorld["files"];
 
 beforeAll(async () => {
   cli = await bundleEntry("src/cli.ts", "cli");
-  emulator = await startTestEmulator({
-    seed: "empty",
-    rateLimitPerMinute: 100_000,
-    addHoldMs: 0,
-    apiSeatsPerDay: 100_000,
-  });
-  slack = await startFakeSlack();
-  files = await rosterDir();
+  world = await startDaemonWorld();
+  ({ emulator, slack, files } = world);
 });
-afterAll(async () => {
-  await emulator.close();
-  await slack.close();
-  await files.cleanup();
-});
+afterAll(async () => world.close());
 
 /** `retention-sync run` as a real process; resolves once it logged its start-up line. */
 async function spawnRun(roster: string): Promise<{ child: ChildProcess; output: () => string }> {

@@ -1,25 +1,22 @@
 import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { main } from "../../src/cli.js";
+import { captureStream } from "../helpers/capture-stream.js";
 
 describe("retention-sync demo", () => {
   it("wires emulator, Slack sink and daemon: the reconcile report and alerts arrive, then it stops cleanly", async () => {
     const dir = join(mkdtempSync(join(tmpdir(), "rs-demo-")), "demo");
-    const stdout = new PassThrough();
-    const stderr = new PassThrough();
-    let out = "";
-    let err = "";
-    stdout.on("data", (chunk) => {
-      out += String(chunk);
+    const stdout = captureStream();
+    const stderr = captureStream();
+    const code = await main(["demo", "--seconds", "12", "--dir", dir], {
+      env: {},
+      stdout: stdout.stream,
+      stderr: stderr.stream,
     });
-    stderr.on("data", (chunk) => {
-      err += String(chunk);
-    });
-    const code = await main(["demo", "--seconds", "12", "--dir", dir], { env: {}, stdout, stderr });
-    expect(err).toBe("");
+    expect(stderr.text()).toBe("");
+    const out = stdout.text();
     expect(code).toBe(0);
     expect(out).toMatch(/┌─ Slack #retention-ops\n│ \*:warning: Roster reconcile\*/);
     expect(out).toMatch(/add\s+12\s+12/);

@@ -1,0 +1,32 @@
+import { type FakeSlack, startFakeSlack } from "./fake-slack.js";
+import { rosterDir } from "./roster-files.js";
+import { startTestEmulator, type TestEmulator } from "./start-emulator.js";
+
+/** What a test of the whole daemon runs against: the emulator (limits raised), the fake Slack and a temp folder. */
+export interface DaemonWorld {
+  readonly emulator: TestEmulator;
+  readonly slack: FakeSlack;
+  readonly files: Awaited<ReturnType<typeof rosterDir>>;
+  close(): Promise<void>;
+}
+
+export async function startDaemonWorld(): Promise<DaemonWorld> {
+  const emulator = await startTestEmulator({
+    seed: "empty",
+    rateLimitPerMinute: 100_000,
+    addHoldMs: 0,
+    apiSeatsPerDay: 100_000,
+  });
+  const slack = await startFakeSlack();
+  const files = await rosterDir();
+  return {
+    emulator,
+    slack,
+    files,
+    async close() {
+      await emulator.close();
+      await slack.close();
+      await files.cleanup();
+    },
+  };
+}
