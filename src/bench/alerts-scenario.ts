@@ -37,6 +37,32 @@ const DIGEST = /^:bell: (\d+) risk alerts/;
  * per call); after each burst one poll pass delivers into the fake Slack, then passes repeat
  * until the outbox is empty.
  */
+/** Every alert of either lens, one channel per lens. */
+export const BOTH_LENS_ROUTES = [
+  { name: "retention", lens: "retention", minRiskLevel: "low", channel: "#hr-alerts" },
+  { name: "poaching", lens: "poaching", minRiskLevel: "low", channel: "#poaching-alerts" },
+] as const;
+
+/** A competitor workspace plus `perLens` tracked people in it and in the own company. */
+export async function seedBothLenses(
+  emu: Parameters<typeof emulatorControl>[0],
+  client: RetentionClient,
+  perLens: number,
+): Promise<{ id: number }> {
+  const competitor = await client.addCompetitor({
+    name: "Acme Corp",
+    companyNetworkUrl: "https://www.linkedin.com/company/acme-corp",
+  });
+  await emulatorControl(emu, "POST", "employees", { count: perLens, slugPrefix: "own", tracked: true });
+  await emulatorControl(emu, "POST", "employees", {
+    count: perLens,
+    slugPrefix: "rival",
+    tracked: true,
+    organizationId: competitor.id,
+  });
+  return competitor;
+}
+
 export async function runAlerts(input: { changes: number; rounds: number }): Promise<AlertsRun> {
   const emu = await startEmulator({ port: 0, seed: "empty", rateLimitPerMinute: 1_000_000, importDelayMs: 0 });
   // Slack's chat.postMessage allows about one message per second per channel; two channels here.
@@ -46,24 +72,11 @@ export async function runAlerts(input: { changes: number; rounds: number }): Pro
   const store = await openStateStore(":memory:");
   try {
     const client = new RetentionClient({ baseUrl: emu.baseUrl, apiKey: emu.writeKey, requestsPerMinute: 1_000_000 });
-    const competitor = await client.addCompetitor({
-      name: "Acme Corp",
-      companyNetworkUrl: "https://www.linkedin.com/company/acme-corp",
-    });
-    await emulatorControl(emu, "POST", "employees", { count: 2_000, slugPrefix: "own", tracked: true });
-    await emulatorControl(emu, "POST", "employees", {
-      count: 2_000,
-      slugPrefix: "rival",
-      tracked: true,
-      organizationId: competitor.id,
-    });
+    const competitor = await seedBothLenses(emu, client, 2_000);
     const config = configSchema.parse({
       slack: { token: slack.token, apiUrl: slack.url },
       alerts: {
-        routes: [
-          { name: "retention", lens: "retention", minRiskLevel: "low", channel: "#hr-alerts" },
-          { name: "poaching", lens: "poaching", minRiskLevel: "low", channel: "#poaching-alerts" },
-        ],
+        routes: BOTH_LENS_ROUTES,
       },
     });
     const logger = silentLogger();

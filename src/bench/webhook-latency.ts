@@ -7,6 +7,7 @@ import { startEmulator } from "../emulator/start-emulator.js";
 import { silentLogger } from "../logger.js";
 import { createSlackWebClient, webClientPoster } from "../slack/slack-poster.js";
 import { openStateStore } from "../store/state-store.js";
+import { BOTH_LENS_ROUTES, seedBothLenses } from "./alerts-scenario.js";
 import { emulatorControl } from "./roster-fixture.js";
 
 export interface WebhookLatencyRun {
@@ -36,24 +37,11 @@ export async function runWebhookLatency(input: { changes: number }): Promise<Web
   const logger = silentLogger();
   try {
     const client = new RetentionClient({ baseUrl: emu.baseUrl, apiKey: emu.writeKey, requestsPerMinute: 1_000_000 });
-    const competitor = await client.addCompetitor({
-      name: "Acme Corp",
-      companyNetworkUrl: "https://www.linkedin.com/company/acme-corp",
-    });
-    await emulatorControl(emu, "POST", "employees", { count: 100, slugPrefix: "own", tracked: true });
-    await emulatorControl(emu, "POST", "employees", {
-      count: 100,
-      slugPrefix: "rival",
-      tracked: true,
-      organizationId: competitor.id,
-    });
+    const competitor = await seedBothLenses(emu, client, 100);
     const config = configSchema.parse({
       slack: { token: slack.token, apiUrl: slack.url },
       alerts: {
-        routes: [
-          { name: "retention", lens: "retention", minRiskLevel: "low", channel: "#hr-alerts" },
-          { name: "poaching", lens: "poaching", minRiskLevel: "low", channel: "#poaching-alerts" },
-        ],
+        routes: BOTH_LENS_ROUTES,
         webhook: { enabled: true, host: "127.0.0.1", port: 0 },
       },
     });
