@@ -40,6 +40,7 @@ const faultsBody = z.object({
   errorRate: rate.optional(),
   timeoutRate: rate.optional(),
   malformedRate: rate.optional(),
+  lostResponseRate: rate.optional(),
   statuses: z.array(z.number().int().min(400).max(599)).optional(),
   timeoutDelayMs: z.number().int().min(0).optional(),
   latencyMs: z.number().int().min(0).optional(),

@@ -35,6 +35,8 @@ export interface RequestLogEntry {
   time: string;
   keyId: string | null;
   durationMs: number;
+  /** Set when a `lostResponseRate` fault cut the connection after the operation ran. */
+  responseLost?: boolean;
 }
 
 const MAX_LOG = 10_000;

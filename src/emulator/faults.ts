@@ -5,6 +5,11 @@ export interface FaultSettings {
   errorRate: number;
   timeoutRate: number;
   malformedRate: number;
+  /**
+   * Share of requests that are carried out and whose answer is then lost (the connection is cut):
+   * what a proxy time-out or a network drop after the service committed looks like to a client.
+   */
+  lostResponseRate: number;
   /** Statuses answered in order by the next requests, one each (bursts such as [429, 429, 503]). */
   statuses: number[];
   /** How long a "timeout" holds the response (longer than the client's timeout). */
@@ -20,13 +25,15 @@ export type Fault =
   | { kind: "status"; status: number }
   | { kind: "error"; status: 500 | 502 | 503 }
   | { kind: "timeout"; delayMs: number }
-  | { kind: "malformed" };
+  | { kind: "malformed" }
+  | { kind: "lost" };
 
 export function noFaults(): FaultSettings {
   return {
     errorRate: 0,
     timeoutRate: 0,
     malformedRate: 0,
+    lostResponseRate: 0,
     statuses: [],
     timeoutDelayMs: 15_000,
     latencyMs: 0,
@@ -38,11 +45,13 @@ export function noFaults(): FaultSettings {
 export function decideFault(settings: FaultSettings, rng: Rng): Fault {
   const queued = settings.statuses.shift();
   if (queued !== undefined) return { kind: "status", status: queued };
-  if (settings.errorRate === 0 && settings.timeoutRate === 0 && settings.malformedRate === 0) return { kind: "none" };
+  const { errorRate, timeoutRate, malformedRate, lostResponseRate } = settings;
+  if (errorRate === 0 && timeoutRate === 0 && malformedRate === 0 && lostResponseRate === 0) return { kind: "none" };
   const roll = rng.next();
-  if (roll < settings.errorRate) return { kind: "error", status: ([500, 502, 503] as const)[rng.int(3)] ?? 500 };
-  if (roll < settings.errorRate + settings.timeoutRate) return { kind: "timeout", delayMs: settings.timeoutDelayMs };
-  if (roll < settings.errorRate + settings.timeoutRate + settings.malformedRate) return { kind: "malformed" };
+  if (roll < errorRate) return { kind: "error", status: ([500, 502, 503] as const)[rng.int(3)] ?? 500 };
+  if (roll < errorRate + timeoutRate) return { kind: "timeout", delayMs: settings.timeoutDelayMs };
+  if (roll < errorRate + timeoutRate + malformedRate) return { kind: "malformed" };
+  if (roll < errorRate + timeoutRate + malformedRate + lostResponseRate) return { kind: "lost" };
   return { kind: "none" };
 }
 

@@ -71,7 +71,7 @@ async function handleApi(
   res: ServerResponse,
   url: URL,
   raw: string,
-  log: (status: number, keyId: string | null) => void,
+  log: (status: number, keyId: string | null, responseLost?: boolean) => void,
 ): Promise<void> {
   em.settle();
   const fault = decideFault(em.faults, em.faultRng);
@@ -140,6 +140,11 @@ async function handleApi(
       body: parseJson(raw),
       now,
     });
+    if (fault.kind === "lost") {
+      // The operation happened; only its answer is lost, so the client cannot know it did.
+      req.socket.destroy();
+      return log(result.status, keyId, true);
+    }
     send(res, result.status, result.body, result.headers);
     log(result.status, keyId);
   } catch (err) {
@@ -161,7 +166,7 @@ export function requestListener(em: Emulator) {
     const started = Date.now();
     const url = new URL(req.url ?? "/", "http://emulator.local");
     const method = req.method ?? "GET";
-    const log = (status: number, keyId: string | null) => {
+    const log = (status: number, keyId: string | null, responseLost?: boolean) => {
       em.log({
         method,
         path: url.pathname,
@@ -170,6 +175,7 @@ export function requestListener(em: Emulator) {
         time: new Date(em.clock.now()).toISOString(),
         keyId,
         durationMs: Date.now() - started,
+        ...(responseLost ? { responseLost } : {}),
       });
       em.config.logger.debug({ method, path: url.pathname, status, keyId }, "emulator request");
     };

@@ -66,6 +66,23 @@ describe("control API: POST /_emulator/faults", () => {
     clearTimeout(timer);
   });
 
+  it("faults lostResponseRate 1: the operation is carried out, then the connection is cut before any answer", async () => {
+    await w.faults({ lostResponseRate: 1 });
+    await expect(w.post("/employees", { networkUrl: "https://www.linkedin.com/in/lost-answer" })).rejects.toThrow();
+    await w.faults({ lostResponseRate: 0 });
+    const list = await w.get("/employees");
+    expect(list.json.total).toBe(1);
+    const again = await w.post("/employees", { networkUrl: "https://www.linkedin.com/in/lost-answer" });
+    expect(again.status).toBe(409);
+    const { requests } = (await w.control("GET", "/requests")).json as {
+      requests: Array<{ method: string; path: string; status: number; responseLost?: boolean }>;
+    };
+    expect(requests.find((r) => r.method === "POST" && r.responseLost)).toMatchObject({
+      path: "/api/v1/employees",
+      status: 201,
+    });
+  });
+
   it("faults are cleared with rates 0; the control API itself is never faulted", async () => {
     await w.faults({ errorRate: 1 });
     expect((await w.raw("GET", "/_emulator/state")).status).toBe(200);
