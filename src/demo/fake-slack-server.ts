@@ -14,7 +14,7 @@ export interface FakeSlackCall {
   /** The decoded arguments, without `token`. JSON-encoded fields (blocks, attachments) are parsed. */
   readonly args: Readonly<Record<string, unknown>>;
   readonly at: number;
-  /** HTTP status answered and, for `ok:false` answers, Slack's error string. */
+  /** HTTP status answered (0 when the connection was reset) and, for `ok:false` answers, Slack's error string. */
   readonly status: number;
   readonly error?: string;
 }
@@ -50,6 +50,24 @@ export interface FakeSlackRateLimit {
   readonly retryAfter?: number;
 }
 
+/**
+ * Random failures of the fake Slack, rolled per call from a seeded generator (same seed, same
+ * sequence). Each happens before the call has any effect, as Slack's own 5xx and 429 do.
+ */
+export interface FakeSlackFaults {
+  /** Only this method fails; every method when absent. */
+  readonly method?: string;
+  /** Share of calls answered HTTP 500 or 503. */
+  readonly errorRate?: number;
+  /** Share of calls answered 429 `ratelimited` with `Retry-After: retryAfter`. */
+  readonly rateLimitRate?: number;
+  /** Share of calls whose connection is reset with no answer. */
+  readonly resetRate?: number;
+  /** Seconds in the Retry-After header of injected 429s (default 1). */
+  readonly retryAfter?: number;
+  readonly seed?: number;
+}
+
 export interface FakeSlackOptions {
   readonly token?: string;
   /** Channels by name; defaults to general, hr-alerts, retention-ops, poaching-alerts (bot is a member). */
@@ -79,6 +97,8 @@ export interface FakeSlack {
   /** On: every request answers HTTP 503 ("http") or has its connection destroyed ("reset"). */
   setOutage(on: boolean, kind?: "http" | "reset"): void;
   setRateLimit(limit: FakeSlackRateLimit | null): void;
+  /** Random 5xx, 429s and connection resets (null turns them off). */
+  setFaults(faults: FakeSlackFaults | null): void;
   close(): Promise<void>;
 }
 
@@ -108,6 +128,18 @@ function decodeArgs(raw: string, contentType: string): Record<string, unknown> {
   return args;
 }
 
+/** mulberry32: a tiny seeded generator, so a run's injected faults can be replayed. */
+function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
 /** Starts the fake Slack Web API on 127.0.0.1 with an ephemeral port. */
 export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<FakeSlack> {
   const token = options.token ?? "xoxb-fake-slack-token-0001";
@@ -119,6 +151,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
   let outage: false | "http" | "reset" = false;
   let rateLimit: FakeSlackRateLimit | null = null;
   let rateWindow: number[] = [];
+  let faults: { settings: FakeSlackFaults; random: () => number } | null = null;
   let tsCounter = 0;
   let channelCounter = 0;
 
@@ -285,15 +318,33 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     };
   }
 
+  /** The injected fault of this call, if the dice say so. */
+  function rolled(method: string): Answer | "reset" | undefined {
+    if (!faults || (faults.settings.method !== undefined && faults.settings.method !== method)) return undefined;
+    const { errorRate = 0, rateLimitRate = 0, resetRate = 0, retryAfter = 1 } = faults.settings;
+    const roll = faults.random();
+    if (roll < errorRate) {
+      const status = roll < errorRate / 2 ? 500 : 503;
+      return { status, body: { ok: false, error: `http_${status}` } };
+    }
+    if (roll < errorRate + rateLimitRate) {
+      return { status: 429, headers: { "retry-after": String(retryAfter) }, body: { ok: false, error: "ratelimited" } };
+    }
+    if (roll < errorRate + rateLimitRate + resetRate) return "reset";
+    return undefined;
+  }
+
   async function onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
-    if (outage === "reset") {
+    const url = new URL(req.url ?? "/", "http://127.0.0.1");
+    const method = url.pathname.replace(/^\/api\//, "");
+    const fault = rolled(method);
+    if (outage === "reset" || fault === "reset") {
+      calls.push({ method, args: {}, at: Date.now(), status: 0, error: "connection_reset" });
       req.socket.destroy();
       return;
     }
-    const url = new URL(req.url ?? "/", "http://127.0.0.1");
-    const method = url.pathname.replace(/^\/api\//, "");
     let args: Record<string, unknown>;
     try {
       args = decodeArgs(Buffer.concat(chunks).toString("utf8"), String(req.headers["content-type"] ?? ""));
@@ -312,6 +363,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     else
       answer =
         injected(method) ??
+        fault ??
         limited(method) ??
         (presented === undefined
           ? fail("not_authed")
@@ -355,6 +407,9 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     setRateLimit(limit) {
       rateLimit = limit;
       rateWindow = [];
+    },
+    setFaults(settings) {
+      faults = settings ? { settings, random: seededRandom(settings.seed ?? 1) } : null;
     },
     async close() {
       server.closeAllConnections();

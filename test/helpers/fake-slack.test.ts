@@ -120,6 +120,49 @@ describe("fake Slack with the real WebClient", () => {
     expect(slack.calls.filter((c) => c.status === 429).length).toBeGreaterThanOrEqual(1);
     expect(slack.posted("general").map((m) => m.text)).toEqual(["one", "two"]);
   });
+
+  it("injects seeded random 5xx, 429s and resets that never post, replayable with the same seed", async () => {
+    const rejecting = new WebClient(slack.token, {
+      slackApiUrl: slack.url,
+      retryConfig: { retries: 0 },
+      logLevel: LogLevel.ERROR,
+      rejectRateLimitedCalls: true,
+    });
+    const outcomes = async (): Promise<string[]> => {
+      const seen: string[] = [];
+      for (let i = 0; i < 60; i += 1) {
+        const result = await rejecting.chat
+          .postMessage({ channel: "#general", text: `m${i}` })
+          .then(() => "ok")
+          .catch((error: { code?: string; statusCode?: number }) => `${error.code}:${error.statusCode ?? ""}`);
+        seen.push(result);
+      }
+      return seen;
+    };
+    slack.setFaults({ method: "chat.postMessage", errorRate: 0.2, rateLimitRate: 0.2, resetRate: 0.2, seed: 7 });
+    const first = await outcomes();
+    const okCount = first.filter((o) => o === "ok").length;
+    expect(okCount).toBeGreaterThan(5);
+    expect(okCount).toBeLessThan(55);
+    expect(new Set(first)).toEqual(
+      new Set([
+        "ok",
+        `${ErrorCode.HTTPError}:500`,
+        `${ErrorCode.HTTPError}:503`,
+        `${ErrorCode.RateLimitedError}:`,
+        `${ErrorCode.RequestError}:`,
+      ]),
+    );
+    // a failed call never lands: only the successful ones are in the channel
+    expect(slack.posted("general")).toHaveLength(okCount);
+    expect(slack.calls.filter((c) => c.status === 0)).toHaveLength(
+      first.filter((o) => o.startsWith(ErrorCode.RequestError)).length,
+    );
+    slack.setFaults({ method: "chat.postMessage", errorRate: 0.2, rateLimitRate: 0.2, resetRate: 0.2, seed: 7 });
+    expect(await outcomes()).toEqual(first);
+    slack.setFaults(null);
+    await expect(client.auth.test()).resolves.toMatchObject({ ok: true });
+  });
 });
 
 describe("captureLogs", () => {
