@@ -5,6 +5,7 @@ import { OUTBOX_INDEX_NAMESPACE, OUTBOX_NAMESPACE, Outbox, THREADS_NAMESPACE, Th
 import { OutboxSender, type OutboxSenderOptions } from "../slack/outbox-sender.js";
 import type { SlackPoster } from "../slack/slack-poster.js";
 import type { StateStore } from "../store/state-store.js";
+import { AlertCommitLog, COMMIT_NAMESPACE } from "./alert-commit.js";
 import { DELIVERED_NAMESPACE, DeliveryLedger } from "./delivery-ledger.js";
 import type { HrisLookup } from "./enrich.js";
 import { CURSOR_NAMESPACE, type PollClient, type PollReport, pollOnce, routingOf } from "./poll-changes.js";
@@ -35,8 +36,16 @@ export interface AlertPipeline {
 export function createAlertPipeline(options: AlertPipelineOptions): AlertPipeline {
   const { config, store, logger } = options;
   const retentionMs = config.alerts.dedupeRetention * 1000;
-  const outbox = new Outbox(store.namespace(OUTBOX_NAMESPACE), store.namespace(OUTBOX_INDEX_NAMESPACE));
+  const outbox = new Outbox(store.namespace(OUTBOX_NAMESPACE), store.namespace(OUTBOX_INDEX_NAMESPACE), retentionMs);
   const ledger = new DeliveryLedger(store.namespace(DELIVERED_NAMESPACE), retentionMs);
+  const cursors = store.namespace(CURSOR_NAMESPACE);
+  const commits = new AlertCommitLog({
+    journal: store.namespace(COMMIT_NAMESPACE),
+    outbox,
+    ledger,
+    cursors,
+    logger: logger.child({ component: "alerts-commit" }),
+  });
   const sender = options.poster
     ? new OutboxSender({
         outbox,
@@ -47,7 +56,6 @@ export function createAlertPipeline(options: AlertPipelineOptions): AlertPipelin
         ...options.sender,
       })
     : undefined;
-  const cursors = store.namespace(CURSOR_NAMESPACE);
   return {
     outbox,
     ledger,
@@ -61,6 +69,7 @@ export function createAlertPipeline(options: AlertPipelineOptions): AlertPipelin
           cursors,
           ledger,
           outbox,
+          commits,
           sender,
           hris: options.hris,
         },
@@ -73,6 +82,7 @@ export function createAlertPipeline(options: AlertPipelineOptions): AlertPipelin
       managerDm: config.alerts.managerDm.enabled,
       ledger,
       outbox,
+      commits,
       sender,
       getEmployee: (id) => options.client.getEmployee(id),
       hris: options.hris,

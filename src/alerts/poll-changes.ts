@@ -6,6 +6,7 @@ import type { Outbox, OutboxDraft } from "../slack/outbox.js";
 import type { FlushReport, OutboxSender } from "../slack/outbox-sender.js";
 import type { KeyValueNamespace } from "../store/state-store.js";
 import type { Alert } from "./alert.js";
+import type { AlertCommitLog } from "./alert-commit.js";
 import { nextCursor, oldestFirst, selectFresh } from "./dedupe.js";
 import type { DeliveryLedger } from "./delivery-ledger.js";
 import { ChangeEnricher, type HrisLookup } from "./enrich.js";
@@ -25,6 +26,8 @@ export interface PollDeps {
   readonly cursors: KeyValueNamespace;
   readonly ledger: DeliveryLedger;
   readonly outbox: Outbox;
+  /** Hands each pass's messages, handled changes and cursors over as one unit. */
+  readonly commits: AlertCommitLog;
   /** Absent in a dry run. */
   readonly sender?: OutboxSender | undefined;
   readonly hris?: HrisLookup | undefined;
@@ -145,6 +148,7 @@ export async function pollOnce(deps: PollDeps, options: { now: Date; dryRun: boo
   }
 
   await deps.ledger.exclusive(async () => {
+    if (!options.dryRun) await deps.commits.recover();
     const alerts: Alert[] = [];
     const handledKeys = await deps.ledger.handled(gathered.flatMap((g) => g.items.map((i) => i.key)));
     for (const g of gathered) {
@@ -165,17 +169,18 @@ export async function pollOnce(deps: PollDeps, options: { now: Date; dryRun: boo
     report.digestChannels = plan.digestChannels;
     report.drafts = plan.drafts;
     if (options.dryRun) return;
-    // Outbox first, then the dedupe record, then the cursor: a crash in between repeats work, never loses it.
-    report.enqueued = await deps.outbox.enqueue(plan.drafts, options.now.getTime());
-    await deps.ledger.record(
-      alerts.map((a) => a.key),
-      options.now.getTime(),
-    );
+    const cursors: Record<string, string> = {};
     for (const g of gathered) {
       const next = nextCursor(g.cursor, g.items);
-      if (next !== undefined && next !== g.cursor) await deps.cursors.set(lensKey(g.lens), next);
+      if (next !== undefined && next !== g.cursor) cursors[lensKey(g.lens)] = next;
       g.report.cursor = next;
     }
+    report.enqueued = await deps.commits.commit({
+      drafts: plan.drafts,
+      keys: alerts.map((a) => a.key),
+      cursors,
+      nowMs: options.now.getTime(),
+    });
   });
 
   if (!options.dryRun && deps.sender) report.flush = await deps.sender.flush();

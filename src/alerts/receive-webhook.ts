@@ -6,6 +6,7 @@ import { WebhookSignatureError } from "../errors.js";
 import type { Logger } from "../logger.js";
 import type { Outbox } from "../slack/outbox.js";
 import type { OutboxSender } from "../slack/outbox-sender.js";
+import type { AlertCommitLog } from "./alert-commit.js";
 import { eventKeyOf } from "./dedupe.js";
 import type { DeliveryLedger } from "./delivery-ledger.js";
 import { ChangeEnricher, type HrisLookup } from "./enrich.js";
@@ -25,6 +26,8 @@ export interface WebhookDeps {
   readonly managerDm: boolean;
   readonly ledger: DeliveryLedger;
   readonly outbox: Outbox;
+  /** Hands each event's messages and keys over as one unit (shared with the poller). */
+  readonly commits: AlertCommitLog;
   readonly sender?: OutboxSender | undefined;
   readonly getEmployee?: ((id: number) => Promise<Employee>) | undefined;
   readonly hris?: HrisLookup | undefined;
@@ -116,6 +119,7 @@ export function createWebhookHandler(deps: WebhookDeps): (req: IncomingMessage, 
     const eventKey = eventKeyOf(event.id);
 
     return deps.ledger.exclusive(async () => {
+      await deps.commits.recover();
       const handled = await deps.ledger.handled([eventKey, changeKey]);
       if (handled.size > 0) {
         logger.info({ eventId: event.id, changeKey }, "webhook event already handled; not posting again");
@@ -137,8 +141,12 @@ export function createWebhookHandler(deps: WebhookDeps): (req: IncomingMessage, 
         digestThreshold: Number.POSITIVE_INFINITY,
         managerDm: deps.managerDm,
       });
-      await deps.outbox.enqueue(plan.drafts, received.getTime());
-      await deps.ledger.record([eventKey, changeKey], received.getTime());
+      await deps.commits.commit({
+        drafts: plan.drafts,
+        keys: [eventKey, changeKey],
+        cursors: {},
+        nowMs: received.getTime(),
+      });
       logger.info({ eventId: event.id, changeKey, channels: Object.keys(plan.perChannel) }, "webhook event queued");
       return { status: 202, body: { ok: true, queued: plan.drafts.length } };
     });

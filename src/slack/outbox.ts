@@ -31,9 +31,23 @@ export interface OutboxEntry extends OutboxDraft {
   readonly lastError?: string | undefined;
 }
 
+/** What stays of a delivered entry: enough to refuse the same draft id again for a while. */
+interface SentMark {
+  readonly sentAt: number;
+}
+type Stored = OutboxEntry | SentMark;
+
+function isSent(value: Stored): value is SentMark {
+  return "sentAt" in value;
+}
+
+/** How long a delivered draft id is remembered by default: longer than any replay of a pass or event. */
+export const DEFAULT_SENT_RETENTION_MS = 7 * 86_400_000;
+
 /**
  * The outbox (namespace `alerts.outbox`): an alert is written here before it is posted and
- * removed right after Slack confirms it, so a crash or a Slack outage loses nothing.
+ * replaced by a small sent mark right after Slack confirms it, so a crash or a Slack outage loses
+ * nothing, and a replayed batch cannot queue a delivered message again.
  */
 export class Outbox {
   private seq = 0;
@@ -42,6 +56,7 @@ export class Outbox {
   constructor(
     private readonly namespace: KeyValueNamespace,
     private readonly index: KeyValueNamespace,
+    private readonly sentRetentionMs = DEFAULT_SENT_RETENTION_MS,
   ) {}
 
   /** Serialises read-modify-writes of the index within this process. */
@@ -55,12 +70,12 @@ export class Outbox {
     return (await this.index.get<string[]>(INDEX_KEY)) ?? [];
   }
 
-  /** Stores drafts not already waiting. Returns how many were new. */
+  /** Stores drafts neither waiting nor delivered already. Returns how many were new. */
   enqueue(drafts: readonly OutboxDraft[], nowMs: number): Promise<number> {
     return this.locked(async () => {
       const fresh: OutboxEntry[] = [];
       for (const draft of drafts) {
-        if ((await this.namespace.get<OutboxEntry>(draft.id)) !== undefined) continue;
+        if ((await this.namespace.get<Stored>(draft.id)) !== undefined) continue;
         this.seq += 1;
         fresh.push({ ...draft, enqueuedAt: nowMs, seq: this.seq, attempts: 0 });
       }
@@ -80,8 +95,8 @@ export class Outbox {
       const ids = await this.ids();
       const entries: OutboxEntry[] = [];
       for (const id of ids) {
-        const entry = await this.namespace.get<OutboxEntry>(id);
-        if (entry) entries.push(entry);
+        const entry = await this.namespace.get<Stored>(id);
+        if (entry && !isSent(entry)) entries.push(entry);
       }
       if (entries.length !== ids.length)
         await this.index.set(
@@ -102,9 +117,9 @@ export class Outbox {
     return next;
   }
 
-  /** The one write between Slack's answer and safety: it must stay a single small delete. */
+  /** The one write between Slack's answer and safety: it must stay a single small write. */
   async markSent(entry: OutboxEntry): Promise<void> {
-    await this.namespace.delete(entry.id);
+    await this.namespace.set<SentMark>(entry.id, { sentAt: Date.now() }, this.sentRetentionMs);
   }
 
   async markFailed(entry: OutboxEntry, error: string): Promise<void> {
@@ -112,9 +127,9 @@ export class Outbox {
     await this.namespace.set(entry.id, { ...rest, lastError: error });
   }
 
-  /** Drops an entry that can never be delivered (a manager without a Slack account). */
+  /** Drops an entry that can never be delivered (a manager without a Slack account); it is not queued again. */
   async discard(entry: OutboxEntry): Promise<void> {
-    await this.namespace.delete(entry.id);
+    await this.namespace.set<SentMark>(entry.id, { sentAt: Date.now() }, this.sentRetentionMs);
   }
 }
 
