@@ -42,7 +42,7 @@ export function createMetrics() {
     }),
     alerts: new Counter({
       name: "retention_sync_alerts_total",
-      help: "Slack alerts, by outcome (posted, failed, queued)",
+      help: "Slack alerts, by outcome (queued, posted, failed, reposted_after_restart: possibly posted twice)",
       labelNames: ["outcome"] as const,
       registers: [registry],
     }),

@@ -49,6 +49,8 @@ export function observePollPass(metrics: Metrics, report: PollReport, now: Date)
       { outcome: "failed" },
       report.flush.permanentFailures + report.flush.retryableFailures + report.flush.rateLimited,
     );
+    // Posted again after a restart found them mid-post: each may be a double post in Slack.
+    metrics.alerts.inc({ outcome: "reposted_after_restart" }, report.flush.possibleDuplicates);
     metrics.outboxSize.set(report.flush.pending);
   }
 }
