@@ -8,6 +8,7 @@ import type { StateStore } from "../store/state-store.js";
 import { AlertCommitLog, COMMIT_NAMESPACE } from "./alert-commit.js";
 import { DELIVERED_NAMESPACE, DeliveryLedger } from "./delivery-ledger.js";
 import type { HrisLookup } from "./enrich.js";
+import { backlogDigest } from "./plan-deliveries.js";
 import { CURSOR_NAMESPACE, type PollClient, type PollReport, pollOnce, routingOf } from "./poll-changes.js";
 import type { WebhookDeps } from "./receive-webhook.js";
 
@@ -53,6 +54,7 @@ export function createAlertPipeline(options: AlertPipelineOptions): AlertPipelin
         poster: options.poster,
         pacer: new ChannelPacer(config.slack.messagesPerSecondPerChannel),
         logger: logger.child({ component: "slack-outbox" }),
+        coalesce: backlogDigest(config.alerts.digestThreshold),
         ...options.sender,
       })
     : undefined;

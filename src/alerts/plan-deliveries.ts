@@ -32,6 +32,31 @@ function digestId(channel: string, alerts: readonly Alert[], part: number): stri
   return `d|${channel}|${hash}|${part}`;
 }
 
+/** The digest messages of one channel's alerts; ids depend only on the channel and the alerts. */
+export function digestDrafts(channel: string, alerts: readonly Alert[]): OutboxDraft[] {
+  return formatDigest(alerts).map((message, part) => ({
+    id: digestId(channel, alerts, part),
+    channel,
+    kind: "digest",
+    message,
+    alertKeys: alerts.map((a) => a.key),
+  }));
+}
+
+/**
+ * For the sender: when more single alerts than the threshold wait for one channel (a webhook
+ * burst, a backlog after a Slack outage), the digest drafts that replace them; else undefined.
+ */
+export function backlogDigest(
+  digestThreshold: number,
+): (channel: string, waiting: readonly OutboxDraft[]) => OutboxDraft[] | undefined {
+  return (channel, waiting) => {
+    const alerts = waiting.flatMap((draft) => (draft.kind === "alert" && draft.alert ? [draft.alert] : []));
+    if (alerts.length !== waiting.length || !shouldDigest(alerts.length, digestThreshold)) return undefined;
+    return digestDrafts(channel, alerts);
+  };
+}
+
 /**
  * Turns one pass of alerts into outbox drafts: each alert to every channel its routes choose,
  * one message each, or digest messages for a channel that got more than the threshold; plus
@@ -71,15 +96,7 @@ export function planDeliveries(input: PlanDeliveriesInput): DeliveryPlan {
     perChannel[channel] = alerts.length;
     if (shouldDigest(alerts.length, input.digestThreshold)) {
       digestChannels.push(channel);
-      formatDigest(alerts).forEach((message, part) => {
-        drafts.push({
-          id: digestId(channel, alerts, part),
-          channel,
-          kind: "digest",
-          message,
-          alertKeys: alerts.map((a) => a.key),
-        });
-      });
+      drafts.push(...digestDrafts(channel, alerts));
       continue;
     }
     for (const alert of alerts) {
@@ -90,6 +107,7 @@ export function planDeliveries(input: PlanDeliveriesInput): DeliveryPlan {
         message: formatAlert(alert),
         alertKeys: [alert.key],
         threadKey: personKey(alert),
+        alert,
       });
     }
   }

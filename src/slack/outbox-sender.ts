@@ -1,7 +1,7 @@
 import type { Logger } from "../logger.js";
 import type { ChannelPacer } from "./channel-pacer.js";
 import { classifySlackError, type SlackFailure } from "./classify-slack-error.js";
-import type { Outbox, OutboxEntry, ThreadIndex } from "./outbox.js";
+import type { Outbox, OutboxDraft, OutboxEntry, ThreadIndex } from "./outbox.js";
 import type { PostedMessage, SlackPoster } from "./slack-poster.js";
 
 export interface RetryPolicy {
@@ -25,6 +25,11 @@ export interface OutboxSenderOptions {
   readonly maxRateLimitWaitMs?: number;
   readonly now?: () => number;
   readonly sleep?: (ms: number) => Promise<void>;
+  /**
+   * Turns a channel's backlog of single alerts into fewer messages (digests); undefined keeps them.
+   * Only entries not caught mid-post are offered.
+   */
+  readonly coalesce?: (channel: string, waiting: readonly OutboxDraft[]) => readonly OutboxDraft[] | undefined;
   /** Test seam: runs between Slack's confirmation and mark-sent, where a crash causes a double post. */
   readonly afterPost?: (entry: OutboxEntry) => Promise<void> | void;
 }
@@ -107,9 +112,31 @@ export class OutboxSender {
       list.push(entry);
       byChannel.set(entry.channel, list);
     }
+    for (const [channel, entries] of byChannel) byChannel.set(channel, await this.coalesced(channel, entries));
     await Promise.all([...byChannel].map(([channel, entries]) => this.drainChannel(channel, entries, report)));
     report.pending = await this.options.outbox.size();
     return report;
+  }
+
+  /** The channel's entries with its backlog of single alerts replaced by what `coalesce` makes of it. */
+  private async coalesced(channel: string, waiting: OutboxEntry[]): Promise<OutboxEntry[]> {
+    const { outbox, coalesce } = this.options;
+    const now = this.now();
+    const entries = await outbox.finishReplacements(waiting, now);
+    const singles = entries.filter((e) => e.kind === "alert" && e.postingSince === undefined);
+    const made = coalesce?.(channel, singles);
+    if (!made) return entries;
+    const replaces = singles.map((e) => e.id);
+    await outbox.replace(
+      singles,
+      made.map((draft) => ({ ...draft, replaces })),
+      now,
+    );
+    this.options.logger.info(
+      { channel, alerts: singles.length, messages: made.length },
+      "a backlog of single alerts for this channel goes out as a digest",
+    );
+    return (await outbox.pending()).filter((e) => e.channel === channel);
   }
 
   private async drainChannel(channel: string, entries: readonly OutboxEntry[], report: FlushReport): Promise<void> {

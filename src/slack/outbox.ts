@@ -1,3 +1,4 @@
+import type { Alert } from "../alerts/alert.js";
 import type { SlackMessage } from "../alerts/slack-message.js";
 import type { KeyValueNamespace } from "../store/state-store.js";
 
@@ -19,6 +20,10 @@ export interface OutboxDraft {
   /** Person identity: later alerts about the same person go in the thread of the first one. */
   readonly threadKey?: string | undefined;
   readonly managerEmail?: string | undefined;
+  /** The alert of a single-alert message, so that a backlog of them can become one digest. */
+  readonly alert?: Alert | undefined;
+  /** Ids of the waiting entries this message replaces (a digest made of a backlog). */
+  readonly replaces?: readonly string[] | undefined;
 }
 
 /** A draft in the store, with its delivery bookkeeping. */
@@ -105,6 +110,33 @@ export class Outbox {
         );
       return entries.sort((a, b) => a.enqueuedAt - b.enqueuedAt || a.seq - b.seq);
     });
+  }
+
+  /**
+   * Replaces waiting entries by drafts that say so in `replaces` (a backlog of single alerts by its
+   * digest). The drafts are stored first; a crash before the entries are marked leaves both, and
+   * `finishReplacements` completes it on the next flush, so neither is lost nor posted twice.
+   */
+  async replace(entries: readonly OutboxEntry[], drafts: readonly OutboxDraft[], nowMs: number): Promise<void> {
+    await this.enqueue(drafts, nowMs);
+    await this.markReplaced(entries, nowMs);
+  }
+
+  /** Marks the waiting entries that a waiting replacement stands for; returns the others. */
+  async finishReplacements(entries: readonly OutboxEntry[], nowMs: number): Promise<OutboxEntry[]> {
+    const replaced = new Set(entries.flatMap((e) => e.replaces ?? []));
+    if (replaced.size === 0) return [...entries];
+    await this.markReplaced(
+      entries.filter((e) => replaced.has(e.id)),
+      nowMs,
+    );
+    return entries.filter((e) => !replaced.has(e.id));
+  }
+
+  private async markReplaced(entries: readonly OutboxEntry[], nowMs: number): Promise<void> {
+    for (const entry of entries) {
+      await this.namespace.set<SentMark>(entry.id, { sentAt: nowMs }, this.sentRetentionMs);
+    }
   }
 
   async size(): Promise<number> {
