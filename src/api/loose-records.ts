@@ -197,7 +197,19 @@ function readSkippedItem(item: unknown): BulkSkippedItem | undefined {
   };
 }
 
-export const bulkAddResultSchema = z.looseObject({}).transform((raw): BulkAddResult => {
+export const bulkAddResultSchema = z.looseObject({}).transform((raw, ctx): BulkAddResult => {
+  // Without `added` nobody can tell what the call did: reading it as "nothing added" would hide it.
+  const countOnly = typeof raw.added === "number" && Number.isInteger(raw.added) && raw.added >= 0;
+  let broken = false;
+  if (!Array.isArray(raw.added) && !countOnly) {
+    broken = true;
+    ctx.addIssue({ code: "custom", path: ["added"], message: "required: the people added (a list) or their count" });
+  }
+  if (raw.skipped !== undefined && raw.skipped !== null && !Array.isArray(raw.skipped)) {
+    broken = true;
+    ctx.addIssue({ code: "custom", path: ["skipped"], message: "expected a list of the URLs skipped" });
+  }
+  if (broken) return z.NEVER;
   const addedList = Array.isArray(raw.added) ? raw.added : [];
   const added = addedList.map(readAddedItem).filter((x): x is BulkAddedItem => x !== undefined);
   const addedCount = typeof raw.added === "number" ? raw.added : added.length;

@@ -8,12 +8,18 @@ export interface PaginateOptions<T> {
   readonly identity: (item: T) => string | number;
   /** Consecutive pages made only of rows already seen before the walk is declared stuck. */
   readonly maxStalePages?: number;
+  /** Hard ceiling on pages in one walk, whatever the server says (default 10,000: a million rows at 100). */
+  readonly maxPages?: number;
 }
+
+export const DEFAULT_MAX_PAGES = 10_000;
+// Rows may be added while a list is walked; one page beyond the announced total is allowed for that.
+const PAGES_PAST_TOTAL = 1;
 
 /**
  * Walks a paginated list page by page while `hasMore` is true, yielding each row once. A server
- * that keeps answering `hasMore` with empty pages (or with the same rows again) would loop forever:
- * that is an ApiResponseError instead.
+ * that keeps answering `hasMore` (with empty pages, the same rows again, or rows past the total it
+ * announced) would loop forever and grow memory without bound: that is an ApiResponseError instead.
  */
 export async function* paginate<T>(
   fetchPage: (page: number) => Promise<Page<T>>,
@@ -21,6 +27,9 @@ export async function* paginate<T>(
 ): AsyncGenerator<T, void, undefined> {
   const seen = new Set<string | number>();
   const maxStale = options.maxStalePages ?? 3;
+  const maxPages = options.maxPages ?? DEFAULT_MAX_PAGES;
+  const stuck = (page: number, detail: string) =>
+    new ApiResponseError(options.method, options.path, 200, `page ${page}: ${detail}; stopped reading the list`);
   let stale = 0;
   for (let page = 1; ; page += 1) {
     const result = await fetchPage(page);
@@ -33,17 +42,18 @@ export async function* paginate<T>(
       yield item;
     }
     if (!result.hasMore) return;
-    if (result.items.length === 0) {
-      throw new ApiResponseError(options.method, options.path, 200, `page ${page} is empty but hasMore is true`);
-    }
+    if (result.items.length === 0) throw stuck(page, "the page is empty but hasMore is true");
     stale = fresh === 0 ? stale + 1 : 0;
     if (stale >= maxStale) {
-      throw new ApiResponseError(
-        options.method,
-        options.path,
-        200,
-        `${stale} pages in a row (up to page ${page}) repeat rows already seen while hasMore stays true`,
-      );
+      throw stuck(page, `${stale} pages in a row repeat rows already seen while hasMore stays true`);
     }
+    if (result.total !== undefined) {
+      const lastPage = Math.ceil(result.total / result.pageSize);
+      if (page >= lastPage + PAGES_PAST_TOTAL) {
+        const pages = `${lastPage} page${lastPage === 1 ? "" : "s"}`;
+        throw stuck(page, `hasMore is still true past the ${result.total} rows (${pages}) the server announced`);
+      }
+    }
+    if (page >= maxPages) throw stuck(page, `hasMore is still true after ${maxPages} pages`);
   }
 }

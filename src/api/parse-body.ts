@@ -19,6 +19,12 @@ function issuePath(path: readonly PropertyKey[]): string {
 export function parseBody<T extends z.ZodType>(schema: T, data: unknown, context: ResponseContext): z.output<T> {
   const result = schema.safeParse(data);
   if (result.success) return result.data;
+  if (data === undefined || data === null) {
+    const what = data === undefined ? "the body is empty" : "the body is JSON null";
+    throw new ApiResponseError(context.method, context.path, context.status, `${what}; expected a JSON document`, {
+      cause: result.error,
+    });
+  }
   const issues = result.error.issues.slice(0, 5).map((i) => `${issuePath(i.path)}: ${i.message}`);
   const more = result.error.issues.length > 5 ? ` (+${result.error.issues.length - 5} more)` : "";
   throw new ApiResponseError(context.method, context.path, context.status, `${issues.join("; ")}${more}`, {

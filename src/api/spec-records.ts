@@ -39,7 +39,8 @@ export function readRiskLevel(value: unknown): RiskLevel | undefined {
 export const riskLevelSchema = z.string().transform((value, ctx) => {
   const level = readRiskLevel(value);
   if (level) return level;
-  ctx.addIssue({ code: "custom", message: `expected one of ${RISK_LEVELS.join(", ")}, got "${value}"` });
+  const shown = value.length > 40 ? `${value.slice(0, 37)}...` : value;
+  ctx.addIssue({ code: "custom", message: `expected one of ${RISK_LEVELS.join(", ")}, got ${JSON.stringify(shown)}` });
   return z.NEVER;
 });
 
@@ -114,17 +115,42 @@ export interface Page<T> {
   hasMore: boolean;
 }
 
-/** Page envelope schema over an item schema; `requested` fills page/pageSize when the server omits them. */
+/** Row counts beyond int32 cannot be real: ids are int32 (spec 2). */
+const MAX_TOTAL = 2_147_483_647;
+
+/**
+ * Page envelope schema over an item schema; `requested` fills page/pageSize when the server omits
+ * them. A page that contradicts the request (another page number, more rows than asked for) is
+ * refused: walking it would repeat or balloon without end.
+ */
 export function pageSchema<T extends z.ZodType>(item: T, requested: { page: number; pageSize: number }) {
   return z
     .looseObject({
       items: z.array(item),
-      total: optional(z.number().int()),
-      page: optional(z.number().int()),
-      pageSize: optional(z.number().int()),
+      total: optional(z.number().int().min(0).max(MAX_TOTAL)),
+      page: optional(z.number().int().min(1)),
+      pageSize: optional(z.number().int().min(1)),
       hasMore: optional(z.boolean()),
     })
-    .transform((raw): Page<z.output<T>> => {
+    .transform((raw, ctx): Page<z.output<T>> => {
+      let contradicts = false;
+      if (raw.page !== undefined && raw.page !== requested.page) {
+        contradicts = true;
+        ctx.addIssue({
+          code: "custom",
+          path: ["page"],
+          message: `asked for page ${requested.page}, the server answered page ${raw.page} (is it ignoring the page parameter?)`,
+        });
+      }
+      if (raw.items.length > requested.pageSize) {
+        contradicts = true;
+        ctx.addIssue({
+          code: "custom",
+          path: ["items"],
+          message: `${raw.items.length} rows on one page, more than the pageSize ${requested.pageSize} asked for`,
+        });
+      }
+      if (contradicts) return z.NEVER;
       const page = raw.page ?? requested.page;
       const pageSize = raw.pageSize ?? requested.pageSize;
       const hasMore = raw.hasMore ?? (raw.total !== undefined ? page * pageSize < raw.total : false);

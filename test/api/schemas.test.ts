@@ -10,6 +10,7 @@ import {
   meSchema,
   pageSchema,
   resolvedCompanyName,
+  riskLevelSchema,
   webhookEndpointSchema,
 } from "../../src/api/index.js";
 import { parseBody } from "../../src/api/parse-body.js";
@@ -226,5 +227,56 @@ describe("competitor, webhook and bulk records", () => {
     expect(resolvedCompanyName({ error: "x", pageCompanyFound: { title: "Initech" } })).toBe("Initech");
     expect(resolvedCompanyName({ error: "x" })).toBeUndefined();
     expect(resolvedCompanyName("nope")).toBeUndefined();
+  });
+});
+
+describe("bodies that contradict the request or say nothing", () => {
+  const page2 = pageSchema(employeeSchema, { page: 2, pageSize: 2 });
+
+  it("refuses a page that answers another page number or more rows than asked for", () => {
+    expect(() => parseBody(page2, { items: [employeeWire(1)], page: 1, hasMore: true }, ctx)).toThrow(
+      /page: asked for page 2, the server answered page 1/,
+    );
+    const three = [employeeWire(1), employeeWire(2), employeeWire(3)];
+    expect(() => parseBody(page2, { items: three, hasMore: false }, ctx)).toThrow(
+      /items: 3 rows on one page, more than the pageSize 2 asked for/,
+    );
+  });
+
+  it("refuses negative, absurd or zero counters", () => {
+    expect(() => parseBody(page2, { items: [], total: -1 }, ctx)).toThrow(/total: /);
+    expect(() => parseBody(page2, { items: [], total: 1e15 }, ctx)).toThrow(/total: /);
+    expect(() => parseBody(page2, { items: [], pageSize: 0 }, ctx)).toThrow(/pageSize: /);
+    expect(parseBody(page2, { items: [], total: 0, page: 2, pageSize: 2 }, ctx).hasMore).toBe(false);
+  });
+
+  it("says the body is empty or null instead of quoting a schema", () => {
+    const empty = () => parseBody(meSchema, undefined, { ...ctx, path: "/me" });
+    expect(empty).toThrow(ApiResponseError);
+    expect(empty).toThrow(
+      /GET \/me: unexpected response body \(status 200\): the body is empty; expected a JSON document/,
+    );
+    expect(() => parseBody(meSchema, null, { ...ctx, path: "/me" })).toThrow(/the body is JSON null/);
+  });
+
+  it("refuses a bulk result that does not say what was added", () => {
+    const bulk = { ...ctx, method: "POST", path: "/employees/bulk" };
+    expect(() => parseBody(bulkAddResultSchema, {}, bulk)).toThrow(/added: required/);
+    expect(() => parseBody(bulkAddResultSchema, { added: "yes" }, bulk)).toThrow(/added: required/);
+    expect(() => parseBody(bulkAddResultSchema, { added: [], skipped: "none" }, bulk)).toThrow(/skipped: /);
+    expect(parseBody(bulkAddResultSchema, { added: 2 }, bulk)).toMatchObject({ addedCount: 2, skipped: [] });
+    expect(parseBody(bulkAddResultSchema, { added: [], skipped: null }, bulk).skipped).toEqual([]);
+  });
+
+  it("clips a server value it quotes", () => {
+    const schema = pageSchema(employeeSchema, { page: 1, pageSize: 25 });
+    const latestChange = {
+      riskLevel: "x".repeat(10_000),
+      changeType: "title_change",
+      detectedAt: "2026-11-01T00:00:00Z",
+    };
+    const level = parseBody(schema, { items: [employeeWire(1, { latestChange })] }, ctx).items[0]?.latestChange;
+    expect(level?.riskLevel).toBe("low");
+    expect(() => parseBody(riskLevelSchema, "y".repeat(10_000), ctx)).toThrow(/got "y{37}\.\.\."$/);
   });
 });
