@@ -1,6 +1,6 @@
 import type { Config } from "../config/schema.js";
-import { canonicalProfileUrl } from "./canonical-profile-url.js";
-import type { ResolvedColumns, RosterField } from "./roster-columns.js";
+import { canonicalProfileUrl, quoteValue } from "./canonical-profile-url.js";
+import { type ResolvedColumns, ROSTER_FIELDS, type RosterField } from "./roster-columns.js";
 
 /** One person of the HRIS file, with the canonical profile URL the roster is matched on. */
 export interface RosterPerson {
@@ -24,7 +24,9 @@ export const ROW_PROBLEM_REASONS = [
   "invalid-url",
   "opaque-id-url",
   "formula-cell",
+  "malformed-row",
   "duplicate",
+  "duplicate-id",
   "terminated",
   "out-of-scope",
 ] as const;
@@ -35,7 +37,9 @@ export const ROW_ERROR_REASONS: ReadonlySet<RowProblemReason> = new Set([
   "invalid-url",
   "opaque-id-url",
   "formula-cell",
+  "malformed-row",
   "duplicate",
+  "duplicate-id",
 ]);
 
 export interface RowProblem {
@@ -57,15 +61,34 @@ export interface RosterRows {
 export type IncludeRules = Config["roster"]["include"];
 
 const TERMINATED = /terminat|inactive|separat|resign|former|deceased|retired|dismiss|^left$|^ended$/i;
-const FORMULA = /^[=+\-@\t\r]/;
+// Any of these first in the URL cell means it is not a URL; spreadsheets run such cells (OWASP CSV injection).
+const URL_FORMULA = /^[=+\-@\t\r]/;
+// In other columns a lone "-" or "- none" is a placeholder, not a formula.
+const FIELD_FORMULA = /^(?:[=@]|[+-][^\s+-])/;
 
-type Cells = readonly (string | undefined)[];
+/** A JSON value that is not text (an object or a list) where a cell was expected. */
+export interface NonText {
+  readonly nonText: "an object" | "a list";
+}
+type Cell = string | NonText | undefined;
+type Cells = readonly Cell[];
+
+function rawCell(cells: Cells, columns: ResolvedColumns, field: RosterField): Cell {
+  const index = columns[field];
+  return index === undefined ? undefined : cells[index];
+}
 
 function cell(cells: Cells, columns: ResolvedColumns, field: RosterField): string | undefined {
-  const index = columns[field];
-  if (index === undefined) return undefined;
-  const value = cells[index]?.trim();
-  return value === undefined || value === "" ? undefined : value;
+  const value = rawCell(cells, columns, field);
+  if (typeof value !== "string") return undefined;
+  const trimmed = value.trim();
+  return trimmed === "" ? undefined : trimmed;
+}
+
+/** Names a formula without echoing it: `HYPERLINK`, or the character it starts with. */
+function formulaLabel(value: string): string {
+  const name = /^[=+\-@]\s*([A-Za-z_][A-Za-z0-9_.]{0,30})\s*\(/.exec(value)?.[1];
+  return name === undefined ? `starting with "${value[0] ?? ""}"` : `${name.toUpperCase()}(...)`;
 }
 
 function lowerSet(values: readonly string[]): ReadonlySet<string> {
@@ -81,6 +104,7 @@ export class RosterRowCollector {
   private readonly excluded: RosterPerson[] = [];
   private readonly problems: RowProblem[] = [];
   private readonly firstLineOf = new Map<string, number>();
+  private readonly lineOfEmployee = new Map<string, number>();
   private readonly statuses: ReadonlySet<string>;
   private readonly departments: ReadonlySet<string>;
   private readonly locations: ReadonlySet<string>;
@@ -98,51 +122,108 @@ export class RosterRowCollector {
 
   add(line: number, cells: Cells): void {
     this.rowCount += 1;
-    const employeeId = cell(cells, this.columns, "employeeId");
+    const formulas = this.formulaFields(cells);
+    const safe = formulas.length === 0 ? cells : this.withoutFields(cells, formulas);
+    const employeeId = cell(safe, this.columns, "employeeId");
     const who = employeeId === undefined ? {} : { employeeId };
-    const raw = cell(cells, this.columns, "profileUrl");
-    if (raw === undefined) {
-      this.problems.push({ line, reason: "missing-url", message: "no profile URL", ...who });
+    const urlCell = rawCell(cells, this.columns, "profileUrl");
+    if (typeof urlCell === "object") {
+      this.problem(line, "invalid-url", `the profile URL field holds ${urlCell.nonText}, not text`, who);
       return;
     }
-    if (FORMULA.test(raw)) {
-      this.problems.push({
+    const raw = cell(cells, this.columns, "profileUrl");
+    const urlIsFormula = raw !== undefined && URL_FORMULA.test(raw);
+    if (formulas.length > 0 && !urlIsFormula) {
+      const named = formulas.map((f) => `${f} (${formulaLabel(cell(cells, this.columns, f) ?? "")})`).join(", ");
+      this.problem(
         line,
-        reason: "formula-cell",
-        message: `the profile URL cell holds a spreadsheet formula (${clip(raw)}); it is treated as text and never evaluated`,
-        ...who,
-      });
+        "formula-cell",
+        `spreadsheet formula in ${named}: ignored and never evaluated, the rest of the row is used; replace it with plain text`,
+        who,
+      );
+    }
+    if (raw === undefined) {
+      this.problem(line, "missing-url", "no profile URL", who);
+      return;
+    }
+    if (urlIsFormula) {
+      this.problem(
+        line,
+        "formula-cell",
+        `the profile URL cell holds a spreadsheet formula (${formulaLabel(raw)}); it is treated as text and never evaluated: put the plain https://www.linkedin.com/in/<name> link there`,
+        who,
+      );
       return;
     }
     const canonical = canonicalProfileUrl(raw);
     if (!canonical.ok) {
       const reason = canonical.reason === "opaque-id" ? "opaque-id-url" : "invalid-url";
-      this.problems.push({ line, reason, message: canonical.message, ...who });
+      this.problem(line, reason, canonical.message, who);
       return;
     }
-    const person = this.person(line, canonical.url, cells, employeeId);
-    const exclusion = this.exclusion(person, cells);
+    const person = this.person(line, canonical.url, safe, employeeId);
+    const exclusion = this.exclusion(person, safe);
     if (exclusion) {
       this.excluded.push(person);
-      this.problems.push({ line, reason: exclusion.reason, message: exclusion.message, ...who });
+      this.problem(line, exclusion.reason, exclusion.message, who);
       return;
     }
     const first = this.firstLineOf.get(person.profileUrl);
     if (first !== undefined) {
-      this.problems.push({
+      this.problem(
         line,
-        reason: "duplicate",
-        message: `same person as line ${first} (${person.profileUrl}); only the first row is used`,
-        ...who,
-      });
+        "duplicate",
+        `same person as line ${first} (${person.profileUrl}); only the first row is used`,
+        who,
+      );
       return;
     }
+    const sameId = employeeId === undefined ? undefined : this.lineOfEmployee.get(employeeId);
+    // Both rows stay in use: dropping either could archive the real person, and placeholder ids
+    // ("N/A" for contractors) must not make anyone disappear. The report asks for a fix.
+    if (sameId !== undefined) {
+      this.problem(
+        line,
+        "duplicate-id",
+        `employee id ${quoteValue(employeeId ?? "")} is also on line ${sameId} with another profile URL; both rows are used until the file has one row per person`,
+        who,
+      );
+    } else if (employeeId !== undefined) this.lineOfEmployee.set(employeeId, line);
     this.firstLineOf.set(person.profileUrl, line);
     this.people.push(person);
   }
 
+  /** A row that is not a record at all (a JSON array entry that is not an object). */
+  reject(line: number, message: string): void {
+    this.rowCount += 1;
+    this.problem(line, "malformed-row", message, {});
+  }
+
   finish(): RosterRows {
     return { people: this.people, excluded: this.excluded, problems: this.problems, rowCount: this.rowCount };
+  }
+
+  private problem(line: number, reason: RowProblemReason, message: string, who: { employeeId?: string }): void {
+    this.problems.push({ line, reason, message, ...who });
+  }
+
+  private formulaFields(cells: Cells): RosterField[] {
+    const out: RosterField[] = [];
+    for (const field of ROSTER_FIELDS) {
+      if (field === "profileUrl") continue;
+      const value = cell(cells, this.columns, field);
+      if (value !== undefined && FIELD_FORMULA.test(value)) out.push(field);
+    }
+    return out;
+  }
+
+  private withoutFields(cells: Cells, fields: readonly RosterField[]): Cells {
+    const copy = [...cells];
+    for (const field of fields) {
+      const index = this.columns[field];
+      if (index !== undefined) copy[index] = undefined;
+    }
+    return copy;
   }
 
   private person(line: number, profileUrl: string, cells: Cells, employeeId: string | undefined): RosterPerson {
@@ -171,31 +252,51 @@ export class RosterRowCollector {
     if (ended !== undefined) {
       const at = Date.parse(ended);
       if (!Number.isNaN(at) && at <= this.now.getTime()) {
-        return { reason: "terminated", message: `terminated on ${ended}` };
+        return { reason: "terminated", message: `terminated on ${quoteValue(ended, 30)}` };
       }
     }
     const status = person.status?.toLowerCase();
     if (status !== undefined && !this.statuses.has(status)) {
+      const shown = quoteValue(person.status ?? "", 40);
       return TERMINATED.test(status)
-        ? { reason: "terminated", message: `status "${person.status}"` }
-        : { reason: "out-of-scope", message: `status "${person.status}" is not in roster.include.statuses` };
+        ? { reason: "terminated", message: `status ${shown}` }
+        : { reason: "out-of-scope", message: `status ${shown} is not in roster.include.statuses` };
     }
     if (this.departments.size > 0 && !this.departments.has(person.department?.toLowerCase() ?? "")) {
       return {
         reason: "out-of-scope",
-        message: `department "${person.department ?? ""}" is not in roster.include.departments`,
+        message: `department ${quoteValue(person.department ?? "", 40)} is not in roster.include.departments`,
       };
     }
     if (this.locations.size > 0 && !this.locations.has(person.location?.toLowerCase() ?? "")) {
       return {
         reason: "out-of-scope",
-        message: `location "${person.location ?? ""}" is not in roster.include.locations`,
+        message: `location ${quoteValue(person.location ?? "", 40)} is not in roster.include.locations`,
       };
     }
     return undefined;
   }
 }
 
-function clip(text: string): string {
-  return text.length > 40 ? `${text.slice(0, 37)}...` : text;
+/**
+ * Why a file with rows leaves nobody in scope, or undefined. Such a file is refused as a whole:
+ * reconciling it would read as "everyone left" and archive the whole roster.
+ */
+export function nobodyInScope(rows: RosterRows): string | undefined {
+  if (rows.rowCount === 0 || rows.people.length > 0) return undefined;
+  const examples = rows.problems
+    .slice(0, 3)
+    .map((p) => `line ${p.line}: ${p.message}`)
+    .join("; ");
+  if (rows.excluded.length === 0) {
+    return (
+      `none of its ${rows.rowCount} rows has a usable profile URL (${examples}). ` +
+      "Check that the profile URL column holds https://www.linkedin.com/in/<name> links and that every line uses the header's delimiter"
+    );
+  }
+  const terminated = rows.problems.filter((p) => p.reason === "terminated").length;
+  return (
+    `none of its ${rows.rowCount} rows is in scope (${terminated} terminated, ${rows.excluded.length - terminated} out of scope; ${examples}). ` +
+    "Check roster.include (statuses, departments, locations) and the status column"
+  );
 }

@@ -1,12 +1,22 @@
-import { createHash } from "node:crypto";
+import { createHash, type Hash } from "node:crypto";
 import { createReadStream } from "node:fs";
-import { open, readFile, stat } from "node:fs/promises";
+import { open, stat } from "node:fs/promises";
 import { extname } from "node:path";
 import { CsvError, parse } from "csv-parse";
 import type { ColumnMapping, Config } from "../config/schema.js";
 import { RosterFileError } from "../errors.js";
-import { type IncludeRules, RosterRowCollector, type RosterRows } from "./collect-roster-rows.js";
-import { mappingFor, normalizeHeader, type ResolvedColumns, resolveColumns } from "./roster-columns.js";
+import { type IncludeRules, nobodyInScope, RosterRowCollector, type RosterRows } from "./collect-roster-rows.js";
+import {
+  EXPORT_AGAIN,
+  MAX_JSON_BYTES,
+  MAX_RECORD_BYTES,
+  megabytes,
+  readJsonRoster,
+  readNdjsonRoster,
+} from "./read-json-roster.js";
+import { mappingFor, normalizeHeader, requireProfileColumn } from "./roster-columns.js";
+
+export { MAX_JSON_BYTES, MAX_RECORD_BYTES } from "./read-json-roster.js";
 
 export type RosterFormat = "csv" | "json" | "ndjson";
 
@@ -30,8 +40,8 @@ export interface RosterFile extends RosterRows {
 
 const HEAD_BYTES = 64 * 1024;
 const DELIMITERS = [",", ";", "\t", "|"] as const;
-const DELIMITER_NAMES: Record<string, string> = { ";": "semicolon", "\t": "tab", "|": "pipe" };
-const JSON_WRAPPERS = ["employees", "workers", "people", "data", "records"] as const;
+const DELIMITER_NAMES: Record<string, string> = { ",": "comma", ";": "semicolon", "\t": "tab", "|": "pipe" };
+const NO_HEADER = "has no header row: the first line must name the columns (e.g. networkUrl,name,department)";
 
 /** Reads and maps an HRIS export; structural problems throw RosterFileError (and so archive nobody). */
 export async function readRoster(options: ReadRosterOptions): Promise<RosterFile> {
@@ -44,16 +54,30 @@ export async function readRoster(options: ReadRosterOptions): Promise<RosterFile
   if (info.size === 0)
     throw new RosterFileError(file, "is empty; refusing to treat an empty export as everyone leaving");
   const head = await readHead(file);
-  checkBinary(file, head);
+  checkHead(file, head);
   const format = pickFormat(file, options.format ?? "auto", head);
   const mapping = mappingFor(options.mapping ?? "generic");
   const hash = createHash("sha256");
-  const parsed =
-    format === "csv"
-      ? await readCsv(file, head, mapping, options, hash)
-      : await readJson(file, format, mapping, options, hash);
+  let parsed: Parsed;
+  const jsonOptions = { mapping, include: options.include, now: options.now };
+  if (format === "csv") parsed = await readCsv(file, head, mapping, options, hash);
+  else if (format === "ndjson") parsed = { rows: await readNdjsonRoster(file, jsonOptions, hash), notices: [] };
+  else {
+    if (info.size > MAX_JSON_BYTES) {
+      throw new RosterFileError(
+        file,
+        `is ${megabytes(info.size)}, over the ${megabytes(MAX_JSON_BYTES)} a JSON array may have (it is read whole); export CSV or NDJSON, which are read row by row`,
+      );
+    }
+    parsed = { rows: await readJsonRoster(file, jsonOptions, hash), notices: [] };
+  }
   if (parsed.rows.rowCount === 0) {
-    throw new RosterFileError(file, "has a header but no rows; refusing to treat an empty export as everyone leaving");
+    const what = format === "csv" ? "has a header but no rows" : "holds no people";
+    throw new RosterFileError(file, `${what}; refusing to treat an empty export as everyone leaving`);
+  }
+  const nobody = nobodyInScope(parsed.rows);
+  if (nobody !== undefined) {
+    throw new RosterFileError(file, `${nobody}${parsed.hint ?? ""}. Nothing was changed, nobody was archived.`);
   }
   const fingerprint = `${hash.digest("hex")}:${info.size}:${Math.trunc(info.mtimeMs)}`;
   return { ...parsed.rows, file, format, fingerprint, notices: parsed.notices };
@@ -72,13 +96,52 @@ async function readHead(file: string): Promise<Buffer> {
   }
 }
 
-function checkBinary(file: string, head: Buffer): void {
-  if ((head[0] === 0xff && head[1] === 0xfe) || (head[0] === 0xfe && head[1] === 0xff)) {
+const MAGIC: ReadonlyArray<readonly [string, string]> = [
+  ["PK\u0003\u0004", "a ZIP archive or an Excel workbook (.xlsx)"],
+  ["\u00d0\u00cf\u0011\u00e0", "an old Excel or Office document (.xls)"],
+  ["%PDF-", "a PDF document"],
+  ["\u001f\u008b", "gzip-compressed"],
+];
+
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point.
+const CONTROL_CHARS = /[\u0001-\u0008\u000E-\u001F\u007F]/g;
+
+/** Refuses what is not a text export at all, naming what it looks like. */
+function checkHead(file: string, head: Buffer): void {
+  const latin = head.subarray(0, 8).toString("latin1");
+  for (const [magic, what] of MAGIC) {
+    if (latin.startsWith(magic))
+      throw new RosterFileError(file, `is binary: ${what}, not a roster export; ${EXPORT_AGAIN}`);
+  }
+  if ((head[0] === 0xff && head[1] === 0xfe) || (head[0] === 0xfe && head[1] === 0xff) || looksUtf16(head)) {
     throw new RosterFileError(file, "is UTF-16 encoded; export it as UTF-8 (CSV UTF-8 in Excel)");
   }
-  if (head.includes(0) || head.subarray(0, 4).toString("latin1") === "PK\u0003\u0004") {
-    throw new RosterFileError(file, "is binary (a spreadsheet or archive?); export the roster as CSV or JSON");
+  const text = head.toString("utf8");
+  // Control characters never occur in an export; undecodable bytes do, sparsely, in a Windows-1252 one.
+  const controls = text.match(CONTROL_CHARS)?.length ?? 0;
+  const undecodable = text.match(/\uFFFD/g)?.length ?? 0;
+  if (head.includes(0) || controls > Math.max(8, text.length / 100) || undecodable > text.length / 10) {
+    throw new RosterFileError(file, `is binary (not UTF-8 text); ${EXPORT_AGAIN}`);
   }
+  if (head.length < HEAD_BYTES && text.replace(/^\uFEFF/, "").trim() === "") {
+    throw new RosterFileError(file, "holds only blank lines; refusing to treat an empty export as everyone leaving");
+  }
+}
+
+/** UTF-16 without a byte-order mark: every other byte of plain text is zero. */
+function looksUtf16(head: Buffer): boolean {
+  const sample = head.subarray(0, 64);
+  if (sample.length < 8) return false;
+  let evenZero = 0;
+  let oddZero = 0;
+  sample.forEach((byte, i) => {
+    if (byte === 0) {
+      if (i % 2 === 0) evenZero += 1;
+      else oddZero += 1;
+    }
+  });
+  const half = sample.length / 2;
+  return (oddZero > half * 0.8 && evenZero === 0) || (evenZero > half * 0.8 && oddZero === 0);
 }
 
 function pickFormat(file: string, setting: Config["roster"]["format"], head: Buffer): RosterFormat {
@@ -119,22 +182,28 @@ function sniffDelimiter(head: Buffer): string {
   return best;
 }
 
-function requireProfileColumn(file: string, headers: readonly string[], mapping: ColumnMapping): ResolvedColumns {
-  const columns = resolveColumns(headers, mapping);
-  if (columns.profileUrl === undefined) {
-    const found = headers.map((h) => `"${h}"`).join(", ");
-    throw new RosterFileError(
-      file,
-      `has no profile URL column. Found columns: ${found}. Expected one of: ${mapping.profileUrl.join(", ")}. ` +
-        'Rename the column or set roster.mapping (a built-in name or { profileUrl: ["Your Column"] }).',
-    );
-  }
-  return columns;
-}
-
 interface Parsed {
   readonly rows: RosterRows;
   readonly notices: string[];
+  /** Appended to the refusal of a file with nobody in scope (e.g. the rows use another delimiter). */
+  readonly hint?: string;
+}
+
+function csvFailure(file: string, error: CsvError, consumed: number): RosterFileError {
+  // csv-parse knows the line it stopped at; the records consumed so far may lag behind it.
+  const at = (error as CsvError & { lines?: unknown }).lines;
+  const line = typeof at === "number" && at > 0 ? at : consumed;
+  if (error.code === "CSV_MAX_RECORD_SIZE") {
+    return new RosterFileError(
+      file,
+      `line ${line} is longer than ${megabytes(MAX_RECORD_BYTES)} (a row of a roster is a few hundred bytes): ` +
+        `the file is not a roster export, or an unbalanced quote turned the rest of it into one cell; ${EXPORT_AGAIN}`,
+      { cause: error },
+    );
+  }
+  const cut = error.code === "CSV_QUOTE_NOT_CLOSED" ? " (an unclosed quote usually means the file was cut off)" : "";
+  const detail = error.message.length > 200 ? `${error.message.slice(0, 197)}...` : error.message;
+  return new RosterFileError(file, `is not valid CSV near line ${line}: ${detail}${cut}`, { cause: error });
 }
 
 async function readCsv(
@@ -142,18 +211,48 @@ async function readCsv(
   head: Buffer,
   mapping: ColumnMapping,
   options: ReadRosterOptions,
-  hash: ReturnType<typeof createHash>,
+  hash: Hash,
 ): Promise<Parsed> {
   const notices: string[] = [];
   const delimiter = sniffDelimiter(head);
   if (delimiter !== ",")
     notices.push(`the file is ${DELIMITER_NAMES[delimiter]}-separated, not comma-separated; read it as such`);
   const source = createReadStream(file, { highWaterMark: 1 << 20 });
-  source.on("data", (chunk) => hash.update(chunk));
+  const parser = parse({
+    bom: true,
+    delimiter,
+    relax_column_count: true,
+    // A quote inside an unquoted cell (Robert "Bob" Smith, =HYPERLINK("x")) is text: a row problem at most.
+    relax_quotes: true,
+    skip_empty_lines: false,
+    max_record_size: MAX_RECORD_BYTES,
+  });
+  let offset = 0;
+  let lastByte: number | undefined;
+  source.on("data", (data: string | Buffer) => {
+    const chunk = typeof data === "string" ? Buffer.from(data) : data;
+    hash.update(chunk);
+    // Past the head a NUL still means a corrupt or binary file, never text to read around.
+    const nul = chunk.indexOf(0);
+    if (nul >= 0) {
+      parser.destroy(
+        new RosterFileError(file, `has a NUL byte at byte ${offset + nul}: it is binary or corrupt; ${EXPORT_AGAIN}`),
+      );
+    }
+    offset += chunk.length;
+    lastByte = chunk[chunk.length - 1];
+  });
+  source.on("error", (error) =>
+    parser.destroy(new RosterFileError(file, `cannot be read: ${error.message}`, { cause: error })),
+  );
+  source.pipe(parser);
   // Line numbers are counted here rather than with csv-parse's `info`, which halves parsing speed:
   // a record spans one line plus the newlines inside its quoted cells; blank lines arrive as [""].
-  const parser = source.pipe(parse({ bom: true, delimiter, relax_column_count: true, skip_empty_lines: false }));
   let collector: RosterRowCollector | undefined;
+  let headerCells = 0;
+  // The last data row, and the cell count of the row before it (the header's for the first row).
+  let last: { line: number; cells: number; before: number } | undefined;
+  let otherDelimiterRows = 0;
   let nextLine = 1;
   try {
     for await (const record of parser as AsyncIterable<string[]>) {
@@ -162,109 +261,37 @@ async function readCsv(
       for (const value of record) if (value.includes("\n")) nextLine += value.split("\n").length - 1;
       if (record.length === 1 && record[0]?.trim() === "") continue;
       if (!collector) {
-        if (record.every((h) => normalizeHeader(h) === "")) throw new RosterFileError(file, "has no header row");
+        if (record.every((h) => normalizeHeader(h) === "")) throw new RosterFileError(file, NO_HEADER);
         if (record.some((h) => /linkedin\.com\/|^https?:\/\//i.test(h.trim()))) {
           throw new RosterFileError(file, "starts with data, not a header row; add a header line naming the columns");
         }
         collector = new RosterRowCollector(requireProfileColumn(file, record, mapping), options.include, options.now);
+        headerCells = record.length;
         continue;
       }
+      last = { line, cells: record.length, before: last?.cells ?? headerCells };
+      if (record.length === 1 && headerCells > 1 && /[,;\t|]/.test(record[0] ?? "")) otherDelimiterRows += 1;
       collector.add(line, record);
     }
   } catch (error) {
     source.destroy();
     if (error instanceof RosterFileError) throw error;
-    if (error instanceof CsvError) {
-      const cut =
-        error.code === "CSV_QUOTE_NOT_CLOSED" ? " (an unclosed quote usually means the file was cut off)" : "";
-      throw new RosterFileError(file, `is not valid CSV near line ${nextLine}: ${error.message}${cut}`, {
-        cause: error,
-      });
-    }
+    if (error instanceof CsvError) throw csvFailure(file, error, nextLine);
     throw new RosterFileError(file, `cannot be read: ${(error as Error).message}`, { cause: error });
   }
-  if (!collector) throw new RosterFileError(file, "has no header row");
-  return { rows: collector.finish(), notices };
-}
-
-function cellText(value: unknown): string | undefined {
-  if (typeof value === "string") return value;
-  if (typeof value === "number" || typeof value === "boolean") return String(value);
-  return undefined;
-}
-
-async function readJson(
-  file: string,
-  format: "json" | "ndjson",
-  mapping: ColumnMapping,
-  options: ReadRosterOptions,
-  hash: ReturnType<typeof createHash>,
-): Promise<Parsed> {
-  const bytes = await readFile(file);
-  hash.update(bytes);
-  const text = bytes.toString("utf8").replace(/^\uFEFF/, "");
-  const records: Array<{ line: number; value: unknown }> = [];
-  if (format === "ndjson") {
-    text.split(/\r?\n/).forEach((raw, i) => {
-      if (raw.trim() === "") return;
-      try {
-        records.push({ line: i + 1, value: JSON.parse(raw) });
-      } catch (error) {
-        throw new RosterFileError(file, `line ${i + 1} is not valid JSON (truncated or corrupt file?)`, {
-          cause: error,
-        });
-      }
-    });
-  } else {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch (error) {
-      throw new RosterFileError(file, `is not valid JSON (truncated or corrupt?): ${(error as Error).message}`, {
-        cause: error,
-      });
-    }
-    const list = Array.isArray(parsed) ? parsed : unwrap(parsed);
-    if (!list) {
-      throw new RosterFileError(file, `must hold an array of people, or an object with an "employees" array`);
-    }
-    list.forEach((value, i) => {
-      records.push({ line: i + 1, value });
-    });
-  }
-  const headers: string[] = [];
-  const seen = new Set<string>();
-  for (const { value } of records) {
-    if (value === null || typeof value !== "object" || Array.isArray(value)) continue;
-    for (const key of Object.keys(value)) {
-      if (!seen.has(key)) {
-        seen.add(key);
-        headers.push(key);
-      }
-    }
-  }
-  if (records.length > 0 && headers.length === 0) throw new RosterFileError(file, "holds no objects with fields");
-  const collector = new RosterRowCollector(
-    records.length === 0 ? {} : requireProfileColumn(file, headers, mapping),
-    options.include,
-    options.now,
-  );
-  for (const { line, value } of records) {
-    const object = value !== null && typeof value === "object" ? (value as Record<string, unknown>) : {};
-    collector.add(
-      line,
-      headers.map((h) => cellText(object[h])),
+  if (!collector) throw new RosterFileError(file, NO_HEADER);
+  // A cut-off export is still valid CSV: its last row has fewer cells than the one before and no
+  // line break. (An exporter that always leaves trailing empty cells out writes every row short.)
+  if (last && last.cells < last.before && lastByte !== 0x0a && lastByte !== 0x0d) {
+    throw new RosterFileError(
+      file,
+      `line ${last.line} has ${last.cells} of ${headerCells} columns and the file does not end with a line break: ` +
+        "it looks cut off (an interrupted export or copy); export it again. Nothing was changed, nobody was archived.",
     );
   }
-  return { rows: collector.finish(), notices: [] };
-}
-
-function unwrap(parsed: unknown): unknown[] | undefined {
-  if (parsed === null || typeof parsed !== "object") return undefined;
-  const object = parsed as Record<string, unknown>;
-  for (const key of JSON_WRAPPERS) {
-    const value = object[key];
-    if (Array.isArray(value)) return value;
-  }
-  return undefined;
+  const hint =
+    otherDelimiterRows > 0
+      ? ` (${otherDelimiterRows} rows hold a single cell with another delimiter in it, while the header is ${DELIMITER_NAMES[delimiter]}-separated)`
+      : undefined;
+  return { rows: collector.finish(), notices, ...(hint ? { hint } : {}) };
 }

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { RetentionClient } from "../api/client.js";
+import { paginate } from "../api/paginate.js";
 import type { Billing } from "../api/schemas.js";
 import type { Config } from "../config/schema.js";
 import { ConfigError, EXIT_PARTIAL, PaymentRequiredError } from "../errors.js";
@@ -47,15 +48,19 @@ async function readServiceRoster(
 ): Promise<{ people: ServicePerson[]; requests: number }> {
   const people: ServicePerson[] = [];
   let requests = 0;
-  for (let page = 1; ; page += 1) {
-    const result = await client.listEmployees({ page, pageSize: PAGE_SIZE });
-    requests += 1;
-    for (const e of result.items) {
-      const canonical = canonicalProfileUrl(e.networkUrl);
-      if (!canonical.ok) continue;
-      people.push({ id: e.id, profileUrl: canonical.url, tracked: e.tracked, archived: e.status === "archived" });
-    }
-    if (!result.hasMore || result.items.length === 0) break;
+  // paginate ends a walk that never ends (hasMore forever, repeated or empty pages, rows past the
+  // announced total) with an ApiResponseError: a half-read roster must stop the run, not shape it.
+  const rows = paginate(
+    (page) => {
+      requests += 1;
+      return client.listEmployees({ page, pageSize: PAGE_SIZE });
+    },
+    { method: "GET", path: "/employees", identity: (e) => e.id },
+  );
+  for await (const e of rows) {
+    const canonical = canonicalProfileUrl(e.networkUrl);
+    if (!canonical.ok) continue;
+    people.push({ id: e.id, profileUrl: canonical.url, tracked: e.tracked, archived: e.status === "archived" });
   }
   return { people, requests };
 }

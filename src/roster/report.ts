@@ -150,17 +150,30 @@ export function renderReportText(r: ReconcileReport): string {
   return `${lines.join("\n")}\n`;
 }
 
+/**
+ * Text for a Slack mrkdwn code block. Values from the HRIS file reach the report (cell excerpts in
+ * row problems): Slack's control characters are escaped (its formatting guide) and backticks are
+ * replaced, so nothing can close the code block, link, or mention anyone.
+ */
+export function slackCodeText(text: string): string {
+  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/`/g, "'");
+}
+
 /** The report as one Slack ops-channel message (plain text fallback plus a code block). */
 export function renderReportSlack(r: ReconcileReport): { text: string; blocks: unknown[] } {
   const headline = r.findings.some((f) => f.kind === "billing-blocked" && f.message.includes("charge"))
     ? ":rotating_light: Roster reconcile: a seat charge failed, no one can be added"
     : `${r.exitCode === EXIT_OK ? ":white_check_mark:" : ":warning:"} Roster reconcile${r.dryRun ? " (dry run)" : ""}`;
-  const body = renderReportText(r).slice(0, 2900);
+  // Cut below Slack's 3,000-character section limit, never inside an escape.
+  const body = slackCodeText(renderReportText(r))
+    .slice(0, 2900)
+    .replace(/&[a-z]*$/, "");
   return {
     text: headline,
     blocks: [
       { type: "section", text: { type: "mrkdwn", text: `*${headline}*` } },
-      { type: "section", text: { type: "mrkdwn", text: `\`\`\`${body}\`\`\`` } },
+      // verbatim: Slack must not turn URLs or channel names in the body into links.
+      { type: "section", text: { type: "mrkdwn", text: `\`\`\`${body}\`\`\``, verbatim: true } },
     ],
   };
 }

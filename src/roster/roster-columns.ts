@@ -1,4 +1,5 @@
 import type { ColumnMapping } from "../config/schema.js";
+import { RosterFileError } from "../errors.js";
 
 /** The fields a roster row can carry; only `profileUrl` is required. */
 export const ROSTER_FIELDS = [
@@ -113,4 +114,27 @@ export function resolveColumns(headers: readonly string[], columnMapping: Column
     }
   }
   return resolved;
+}
+
+const SHOWN_HEADERS = 20;
+
+/** Resolves the header, refusing a file without a profile URL column and naming what it does have. */
+export function requireProfileColumn(
+  file: string,
+  headers: readonly string[],
+  columnMapping: ColumnMapping,
+): ResolvedColumns {
+  const columns = resolveColumns(headers, columnMapping);
+  if (columns.profileUrl === undefined) {
+    const shown = headers
+      .slice(0, SHOWN_HEADERS)
+      .map((h) => JSON.stringify(h.length > 40 ? `${h.slice(0, 37)}...` : h));
+    const more = headers.length > SHOWN_HEADERS ? ` and ${headers.length - SHOWN_HEADERS} more` : "";
+    throw new RosterFileError(
+      file,
+      `has no profile URL column. Found columns: ${shown.join(", ")}${more}. Expected one of: ${columnMapping.profileUrl.join(", ")}. ` +
+        'Rename the column or set roster.mapping (a built-in name or { profileUrl: ["Your Column"] }).',
+    );
+  }
+  return columns;
 }

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { canonicalProfileUrl } from "../../src/roster/canonical-profile-url.js";
+import { canonicalProfileUrl, quoteValue } from "../../src/roster/canonical-profile-url.js";
 
 const slugChar = fc.constantFrom(..."abcdefghijklmnopqrstuvwxyz0123456789-".split(""));
 const slugArb = fc
@@ -139,5 +139,75 @@ describe("canonicalProfileUrl", () => {
         });
       }),
     );
+  });
+
+  const hostile: Array<[string, string, RegExp]> = [
+    ["https://user:pass@www.linkedin.com/in/jane-doe", "unsafe", /user name or password/],
+    ["https://www.linkedin.com@evil.example/in/jane-doe", "unsafe", /user name or password/],
+    ["https://www.linkedin.com:8443/in/jane-doe", "unsafe", /port 8443/],
+    ["https://www.linkedin.com/in/../company/acme", "unsafe", /"\." or "\.\." path segments/],
+    ["https://www.linkedin.com/company/acme/../../in/jane-doe", "unsafe", /path segments/],
+    ["https://www.linkedin.com/in/%2e%2e/company/acme", "unsafe", /path segments/],
+    ["https://www.linkedin.com/in/jane%2Fdoe", "invalid-slug", /"jane\/doe" is not a valid profile name/],
+    ["https://www.linkedin.com\\in\\jane-doe", "unsafe", /backslash/],
+    ["https://www.lіnkedin.com/in/jane-doe", "unsafe", /non-ASCII \(look-alike\) letters in the host/],
+    ["https://www.ｌinkedin.com/in/jane-doe", "unsafe", /non-ASCII/],
+    ["https://www.xn--lnkedin-5kf.com/in/jane-doe", "not-linkedin", /not a LinkedIn URL/],
+    ["https://www.linkedin.com/in/jаne-doe", "unsafe", /mixes Latin and Cyrillic/],
+    ["https://www.linkedin.com/in/ｊａｎｅ-doe", "unsafe", /full-width/],
+    ["https://www.linkedin.com/in/jane\r\n-doe", "unsafe", /line break/],
+    ["https://www.linkedin.com/in/jane\u0000doe", "unsafe", /control character/],
+    ["https://www.linkedin.com/in/jane doe", "unsafe", /space/],
+    ["https://www.linkedin.com/in/jane-doe%0d%0a", "invalid-slug", /not a valid profile name/],
+    ["https://www.linkedin.com/in/jane-doe\u202e", "unsafe", /text-direction/],
+    [
+      `https://www.linkedin.com/in/jane-doe?${"x".repeat(5000)}`,
+      "unsafe",
+      /5037 characters long; a profile URL is at most 2048/,
+    ],
+    ["javascript://www.linkedin.com/in/jane-doe", "not-a-url", /not a web URL/],
+    ["data:text/html,<b>x</b>", "not-a-url", /not a web URL/],
+    ["file:///etc/passwd", "not-a-url", /not a web URL/],
+    ["12345", "not-a-url", /"12345" is not a URL/],
+  ];
+  it.each(
+    hostile.map(
+      ([input, ...rest]) =>
+        [input.length > 80 ? `${input.slice(0, 50)}... (${input.length} chars)` : input, input, ...rest] as const,
+    ),
+  )("refuses the hostile %s", (_label, input, reason, message) => {
+    expect(canonicalProfileUrl(input)).toMatchObject({ ok: false, reason, message: expect.stringMatching(message) });
+  });
+
+  it("still accepts default ports and a trailing dot on the host", () => {
+    for (const input of [
+      "http://www.linkedin.com:443/in/jane-doe",
+      "https://www.linkedin.com:443/in/jane-doe",
+      "http://linkedin.com:80/in/jane-doe",
+      "https://www.linkedin.com./in/jane-doe",
+    ]) {
+      expect(canonicalProfileUrl(input), input).toMatchObject({
+        ok: true,
+        url: "https://www.linkedin.com/in/jane-doe",
+      });
+    }
+  });
+
+  it("only ever answers the canonical form: no credentials, port, dot segment or raw character survives", () => {
+    fc.assert(
+      fc.property(
+        fc.oneof(fc.string({ unit: "binary" }), fc.webUrl({ withQueryParameters: true, withFragments: true })),
+        (value) => {
+          const result = canonicalProfileUrl(value);
+          if (result.ok) expect(result.url).toMatch(/^https:\/\/www\.linkedin\.com\/in\/[A-Za-z0-9%_-]{3,}$/);
+        },
+      ),
+      { numRuns: 2000 },
+    );
+  });
+
+  it("quotes a value for a report line: clipped, control and direction characters escaped", () => {
+    expect(quoteValue("a\u001b[2Jb\u202ec\n")).toBe('"a\\u001b[2Jb\\u202ec\\u000a"');
+    expect(quoteValue("x".repeat(100), 10)).toBe('"xxxxxxx..."');
   });
 });

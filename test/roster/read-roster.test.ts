@@ -1,3 +1,4 @@
+import { truncate } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { configSchema } from "../../src/config/schema.js";
 import { RosterFileError } from "../../src/errors.js";
@@ -193,4 +194,162 @@ describe("readRoster: structural problems", () => {
     structural("cut.ndjson", toNdjson(makePeople(3)).slice(0, -20), /line 3 is not valid JSON/));
   it("refuses CSV cut inside a quoted field", () =>
     structural("cut.csv", 'networkUrl,name\nlinkedin.com/in/aaa-1,"Ada\n', /not valid CSV.*cut off/));
+});
+
+describe("readRoster: broken exports are refused before they can archive anyone", () => {
+  it("refuses a CSV whose last row was cut off (fewer cells, no line break at the end)", () =>
+    structural(
+      "cut-row.csv",
+      "networkUrl,name,department\nlinkedin.com/in/aaa-1,Ada,Eng\nlinkedin.com/in/aaa-2,Bo",
+      /line 3 has 2 of 3 columns and the file does not end with a line break: it looks cut off/,
+    ));
+
+  it("reads a complete last row without a line break, and a short last row that ends with one", async () => {
+    const whole = await read("no-eol.csv", "networkUrl,name,department\nlinkedin.com/in/aaa-1,Ada,Eng");
+    expect(whole.people.map((p) => p.line)).toEqual([2]);
+    const short = await read("short-eol.csv", "networkUrl,name,department\nlinkedin.com/in/aaa-1,Ada\n");
+    expect(short.people.map((p) => p.name)).toEqual(["Ada"]);
+    // An exporter that leaves trailing empty cells out writes every row short: the last is not cut.
+    const allShort = await read(
+      "all-short.csv",
+      "networkUrl,name,department\nlinkedin.com/in/aaa-1,Ada\nlinkedin.com/in/aaa-2,Bo",
+    );
+    expect(allShort.people.map((p) => p.name)).toEqual(["Ada", "Bo"]);
+  });
+
+  it("refuses a record longer than 1 MiB instead of buffering it", () =>
+    structural(
+      "long.csv",
+      `networkUrl,name\nlinkedin.com/in/aaa-1,${"a".repeat(2 * 1024 * 1024)}`,
+      /line 2 is longer than 1 MiB/,
+    ));
+
+  it("refuses NUL bytes that only appear after the first 64 KiB", () =>
+    structural(
+      "late-nul.csv",
+      `networkUrl,name\n${"linkedin.com/in/aaa-1,Ada\n".repeat(4000)}linkedin.com/in/aaa-2,B\u0000o\n`,
+      /NUL byte at byte 104\d{3}: it is binary or corrupt/,
+    ));
+
+  it("refuses a file of blank lines or a lone byte-order mark", async () => {
+    await structural("blank.csv", "\n \r\n\t\n", /holds only blank lines/);
+    await structural("bom-only.csv", "\uFEFF", /holds only blank lines/);
+  });
+
+  it("names what a binary file is", async () => {
+    await structural("doc.csv", "%PDF-1.4\n1 0 obj\n", /is binary: a PDF document/);
+    await structural("gz.csv", Buffer.from([0x1f, 0x8b, 8, 0, 1, 2, 3, 4]), /gzip-compressed/);
+    await structural("u16.csv", Buffer.from("networkUrl,name\nlinkedin.com/in/aaa-1,A\n", "utf16le"), /UTF-16/);
+  });
+
+  it("refuses a file whose rows have no usable URL, quoting the first lines", () =>
+    structural(
+      "no-usable.csv",
+      'networkUrl,name\nn/a,Ada\n=HYPERLINK("x"),Bo\n',
+      /none of its 2 rows has a usable profile URL \(line 2: .*; line 3: the profile URL cell holds a spreadsheet formula/,
+    ));
+
+  it("refuses a file that leaves nobody in scope", () =>
+    structural(
+      "all-gone.csv",
+      "networkUrl,status\nlinkedin.com/in/aaa-1,Terminated\nlinkedin.com/in/aaa-2,Contractor\n",
+      /none of its 2 rows is in scope \(1 terminated, 1 out of scope; .*roster\.include/,
+    ));
+
+  it("says when the rows use another delimiter than the header", () =>
+    structural(
+      "mixed.csv",
+      "networkUrl,name\nlinkedin.com/in/aaa-1;Ada\nlinkedin.com/in/aaa-2;Bo\n",
+      /2 rows hold a single cell with another delimiter in it, while the header is comma-separated/,
+    ));
+});
+
+describe("readRoster: cells that are formulas, duplicates of one employee, values echoed in messages", () => {
+  it("ignores formula values in other columns, keeps the row, and never echoes the formula", async () => {
+    const csv = [
+      "networkUrl,employeeId,name,department",
+      'linkedin.com/in/aaa-1,E1,"=HYPERLINK(""http://evil.example"",""x"")",Eng',
+      "linkedin.com/in/aaa-2,=1+2,Bo,+cmd|' /C calc'!A0",
+      "linkedin.com/in/aaa-3,E3,-,- none -",
+    ].join("\n");
+    const roster = await read("formula-fields.csv", `${csv}\n`);
+    expect(roster.people.map((p) => p.profileUrl)).toEqual(["aaa-1", "aaa-2", "aaa-3"].map(canonicalUrl));
+    expect(roster.people[0]).not.toHaveProperty("name");
+    expect(roster.people[0]?.department).toBe("Eng");
+    expect(roster.people[1]).not.toHaveProperty("employeeId");
+    expect(roster.people[1]).not.toHaveProperty("department");
+    expect(roster.people[2]).toMatchObject({ name: "-", department: "- none -" });
+    expect(roster.problems.map((p) => [p.line, p.reason])).toEqual([
+      [2, "formula-cell"],
+      [3, "formula-cell"],
+    ]);
+    expect(roster.problems[0]?.message).toMatch(/formula in name \(HYPERLINK\(\.\.\.\)\)/);
+    expect(roster.problems[1]?.message).toMatch(/employeeId \(starting with "="\), department \(starting with "\+"\)/);
+    expect(JSON.stringify(roster.problems)).not.toMatch(/evil|cmd\||=1\+2/);
+  });
+
+  it("keeps both rows of one employee id with two URLs and flags the second", async () => {
+    const roster = await read(
+      "same-id.csv",
+      "networkUrl,employeeId\nlinkedin.com/in/aaa-1,E1\nlinkedin.com/in/aaa-9,E1\n",
+    );
+    expect(roster.people).toHaveLength(2);
+    expect(roster.problems).toEqual([
+      expect.objectContaining({ line: 3, reason: "duplicate-id", message: expect.stringMatching(/also on line 2/) }),
+    ]);
+  });
+
+  it("escapes control and text-direction characters of a cell it quotes", async () => {
+    const roster = await read(
+      "escapes.csv",
+      "networkUrl,status\nlinkedin.com/in/aaa-1,Active\nhttps://evil.example/\u001b]8;;x\u0007,Active\nlinkedin.com/in/aaa-2,Gone\u202e\n",
+    );
+    const text = roster.problems.map((p) => p.message).join("\n");
+    expect(text).toContain("\\u001b");
+    expect(text).toContain("\\u202e");
+    for (const raw of ["\u001b", "\u0007", "\u202e"]) expect(text).not.toContain(raw);
+  });
+});
+
+describe("readRoster: broken JSON and NDJSON", () => {
+  it("reports cells that are objects, lists or numbers, and records that are not objects, by record", async () => {
+    const records = [
+      { networkUrl: "linkedin.com/in/aaa-1" },
+      { networkUrl: { href: "linkedin.com/in/aaa-2" } },
+      { networkUrl: ["linkedin.com/in/aaa-3"] },
+      { networkUrl: 12345 },
+      7,
+      null,
+    ];
+    const roster = await read("cells.json", JSON.stringify(records));
+    expect(roster.people).toHaveLength(1);
+    expect(roster.problems.map((p) => [p.line, p.reason, p.message])).toEqual([
+      [2, "invalid-url", "the profile URL field holds an object, not text"],
+      [3, "invalid-url", "the profile URL field holds a list, not text"],
+      [4, "invalid-url", '"12345" is not a URL'],
+      [5, "malformed-row", "record 5 is a number, not an object with fields"],
+      [6, "malformed-row", "record 6 is null, not an object with fields"],
+    ]);
+  });
+
+  it("refuses JSON that holds no objects, naming what it holds", async () => {
+    await structural("deep.json", `${"[".repeat(100_000)}${"]".repeat(100_000)}`, /record 1 is a list/);
+    await structural("empty.json", "[]", /holds no people/);
+  });
+
+  it("refuses a JSON file over 100 MiB without reading it", async () => {
+    const file = await files.write("huge.json", `[${'{"networkUrl":"linkedin.com/in/aaa-1"},'.repeat(3000)}`);
+    await truncate(file, 101 * 1024 * 1024);
+    await expect(readRoster({ file, include, now })).rejects.toThrow(/is 101 MiB, over the 100 MiB .*CSV or NDJSON/);
+  });
+
+  it("streams NDJSON: a last line without a line break is read, a line over 1 MiB is refused", async () => {
+    const roster = await read("tail.ndjson", toNdjson(makePeople(2)).trimEnd());
+    expect(roster.people.map((p) => p.line)).toEqual([1, 2]);
+    await structural(
+      "long.ndjson",
+      `${toNdjson(makePeople(1))}{"name":"${"a".repeat(2 * 1024 * 1024)}"}\n`,
+      /line 2 is longer than 1 MiB/,
+    );
+  });
 });

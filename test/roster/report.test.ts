@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { type ReconcileReport, renderReportSlack, renderReportText, reportExitCode } from "../../src/roster/report.js";
+import {
+  type ReconcileReport,
+  renderReportSlack,
+  renderReportText,
+  reportExitCode,
+  slackCodeText,
+} from "../../src/roster/report.js";
 
 const base: ReconcileReport = {
   dryRun: false,
@@ -71,5 +77,49 @@ describe("report", () => {
     expect(reportExitCode({ ...clean, problems: [{ line: 2, reason: "duplicate", message: "" }] })).toBe(3);
     expect(reportExitCode({ ...clean, deferred: 1 })).toBe(3);
     expect(reportExitCode({ ...clean, interrupted: true })).toBe(3);
+  });
+  it("keeps HRIS text inert in Slack: escaped, verbatim, unable to close the code block", () => {
+    const message = renderReportSlack({
+      ...base,
+      rows: {
+        ...base.rows,
+        problems: [
+          {
+            line: 9,
+            reason: "invalid-url",
+            message: '"<http://evil.example|click> <!channel> ```x``` & co" is not a URL',
+          },
+        ],
+      },
+    });
+    const body = (message.blocks[1] as { text: { text: string; verbatim?: boolean } }).text;
+    expect(body.verbatim).toBe(true);
+    expect(body.text).toContain(
+      "line 9: invalid-url: \"&lt;http://evil.example|click&gt; &lt;!channel&gt; '''x''' &amp; co\" is not a URL",
+    );
+    expect(body.text.slice(3, -3)).not.toMatch(/[<>`]/);
+    expect(slackCodeText("a<b>&`")).toBe("a&lt;b&gt;&amp;'");
+  });
+
+  it("cuts a long Slack body under the section limit without breaking an escape", () => {
+    const reportWith = (pad: number): ReconcileReport => ({
+      ...base,
+      rows: {
+        ...base.rows,
+        problems: Array.from({ length: 50 }, (_, i) => ({
+          line: i + 2,
+          reason: "invalid-url" as const,
+          message: `"${"x".repeat(i === 0 ? pad : 0)}${"<".repeat(60)}" is not a URL`,
+        })),
+      },
+    });
+    // A report whose plain cut at 2,900 characters would land inside an "&lt;".
+    const pad = [0, 1, 2, 3].find((p) => /&l?t?$/.test(slackCodeText(renderReportText(reportWith(p))).slice(0, 2900)));
+    expect(pad).toBeDefined();
+    const report = reportWith(pad ?? 0);
+    const message = renderReportSlack(report);
+    const text = (message.blocks[1] as { text: { text: string } }).text.text;
+    expect(text.length).toBeLessThanOrEqual(3000);
+    expect(text.slice(3, -3)).toMatch(/&lt;$/);
   });
 });
