@@ -8,5 +8,8 @@ export default defineConfig({
     hookTimeout: 30_000,
     pool: "forks",
     reporters: ["default"],
+    // Suite-wide log audit: no log line may carry a secret (test/helpers/log-audit.ts).
+    setupFiles: ["test/setup/log-audit.ts"],
+    globalSetup: ["test/setup/log-audit-global.ts"],
   },
 });

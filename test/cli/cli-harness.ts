@@ -3,6 +3,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { PassThrough } from "node:stream";
 import { main } from "../../src/cli.js";
+import { registerSecret } from "../helpers/known-secrets.js";
 
 export interface CliResult {
   readonly code: number;
@@ -40,6 +41,8 @@ export interface TinyService {
 export async function startTinyService(): Promise<TinyService> {
   const writeKey = "rk_test_write_key_0123456789";
   const readKey = "rk_test_read_key_0123456789";
+  registerSecret(writeKey, "tiny service write key");
+  registerSecret(readKey, "tiny service read key");
   const authorizations: string[] = [];
   let failure: { status: number; body: unknown } | null = null;
   const server = createServer((req, res) => {

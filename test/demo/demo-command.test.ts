@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { main } from "../../src/cli.js";
 import { captureStream } from "../helpers/capture-stream.js";
+import { auditLogText } from "../helpers/log-audit.js";
 
 describe("retention-sync demo", () => {
   it("wires emulator, Slack sink and daemon: the reconcile report and alerts arrive, then it stops cleanly", async () => {
@@ -15,6 +16,8 @@ describe("retention-sync demo", () => {
       stdout: stdout.stream,
       stderr: stderr.stream,
     });
+    // the daemon's log is audited through its logger; the demo's console output is audited here
+    auditLogText("demo stdout and stderr", stdout.text() + stderr.text());
     expect(stderr.text()).toBe("");
     const out = stdout.text();
     expect(code).toBe(0);

@@ -5,6 +5,8 @@
 import { afterAll, beforeAll } from "vitest";
 import type { RequestLogEntry } from "../../src/emulator/emulator.js";
 import { type EmulatorHandle, type EmulatorOptions, startEmulator } from "../../src/emulator/start-emulator.js";
+import { registerSecret } from "./known-secrets.js";
+import { beforeAuditScan } from "./log-audit.js";
 
 export type { EmulatorHandle, EmulatorOptions, RequestLogEntry };
 
@@ -42,10 +44,12 @@ export class EmulatorControl {
     return JSON.parse(text) as T;
   }
 
-  createKey(
+  async createKey(
     input: { scopes?: ("read" | "write")[]; organizationId?: number; revoked?: boolean } = {},
   ): Promise<CreatedKey> {
-    return this.call("POST", "keys", input);
+    const created = await this.call<CreatedKey>("POST", "keys", input);
+    registerSecret(created.key, "emulator key created through the control API");
+    return created;
   }
 
   revokeKey(key: string): Promise<CreatedKey> {
@@ -83,6 +87,7 @@ export class EmulatorControl {
     errorRate?: number;
     timeoutRate?: number;
     malformedRate?: number;
+    lostResponseRate?: number;
     statuses?: number[];
     timeoutDelayMs?: number;
     latencyMs?: number;
@@ -91,7 +96,14 @@ export class EmulatorControl {
   }
 
   clearFaults(): Promise<Record<string, unknown>> {
-    return this.faults({ errorRate: 0, timeoutRate: 0, malformedRate: 0, statuses: [], latencyMs: 0 });
+    return this.faults({
+      errorRate: 0,
+      timeoutRate: 0,
+      malformedRate: 0,
+      lostResponseRate: 0,
+      statuses: [],
+      latencyMs: 0,
+    });
   }
 
   state(summary = false): Promise<Record<string, unknown>> {
@@ -116,7 +128,20 @@ export class EmulatorControl {
     return this.call("POST", "employees", input);
   }
 
-  reset(): Promise<unknown> {
+  /** Registers the signing secret of every webhook endpoint with the log audit. */
+  async harvestWebhookSecrets(): Promise<void> {
+    const { webhooks } = await this.state(true);
+    if (!Array.isArray(webhooks)) return;
+    for (const endpoint of webhooks as unknown[]) {
+      if (typeof endpoint === "object" && endpoint !== null && "secret" in endpoint) {
+        registerSecret(typeof endpoint.secret === "string" ? endpoint.secret : undefined, "emulator webhook secret");
+      }
+    }
+  }
+
+  async reset(): Promise<unknown> {
+    // A reset drops the webhooks: their secrets must be known before they are gone.
+    await this.harvestWebhookSecrets();
     return this.call("POST", "reset");
   }
 }
@@ -125,10 +150,26 @@ export interface TestEmulator extends EmulatorHandle {
   control: EmulatorControl;
 }
 
-/** Starts an emulator (silent, import delay 0 by default) with its control client. */
+/**
+ * Starts an emulator (silent, import delay 0 by default) with its control client. Its keys and,
+ * when it closes (or the test file ends), its webhook secrets are known to the log audit.
+ */
 export async function startTestEmulator(options: EmulatorOptions = {}): Promise<TestEmulator> {
   const handle = await startEmulator({ importDelayMs: 0, ...options });
-  return Object.assign(handle, { control: new EmulatorControl(handle.url) });
+  registerSecret(handle.writeKey, "emulator write key");
+  registerSecret(handle.readKey, "emulator read key");
+  const control = new EmulatorControl(handle.url);
+  const harvest = () => control.harvestWebhookSecrets();
+  const forget = beforeAuditScan(harvest);
+  const close = handle.close.bind(handle);
+  return Object.assign(handle, {
+    control,
+    async close() {
+      forget();
+      await harvest().catch(() => undefined);
+      await close();
+    },
+  });
 }
 
 /**

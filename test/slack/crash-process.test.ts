@@ -9,6 +9,7 @@ import { openStateStore } from "../../src/store/state-store.js";
 import { buildAlert } from "../alerts/support/build-alert.js";
 import { bundleEntry } from "../helpers/bundle-entry.js";
 import { type FakeSlack, startFakeSlack } from "../helpers/fake-slack.js";
+import { auditChildOutput } from "../helpers/log-audit.js";
 import { buildSender } from "./support/build-sender.js";
 
 describe("a real process killed between Slack's confirmation and mark-sent", () => {
@@ -40,9 +41,12 @@ describe("a real process killed between Slack's confirmation and mark-sent", () 
     await setup.close();
 
     const crashKey = alerts[2]?.key ?? "";
-    const child = spawn(process.execPath, [childScript, file, slack.url, slack.token, crashKey], { stdio: "inherit" });
+    const child = spawn(process.execPath, [childScript, file, slack.url, slack.token, crashKey], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    const childOutput = auditChildOutput("crash child (child process)", child);
     const [code, signal] = (await once(child, "exit")) as [number | null, NodeJS.Signals | null];
-    expect({ code, signal }).toEqual({ code: null, signal: "SIGKILL" });
+    expect({ code, signal }, childOutput.text()).toEqual({ code: null, signal: "SIGKILL" });
     expect(slack.posted("hr-alerts")).toHaveLength(3);
 
     const restarted = await openStateStore(file);
