@@ -1,8 +1,8 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RetentionClient } from "../../src/api/client.js";
 import { bundleEntry } from "../helpers/bundle-entry.js";
+import { type DaemonProcess, spawnDaemon } from "../helpers/daemon-process.js";
 import { type DaemonWorld, startDaemonWorld } from "../helpers/daemon-world.js";
 import type { FakeSlack } from "../helpers/fake-slack.js";
 import { makePeople, toCsv } from "../helpers/roster-files.js";
@@ -21,38 +21,23 @@ beforeAll(async () => {
 });
 afterAll(async () => world.close());
 
-/** `retention-sync run` as a real process; resolves once it logged its start-up line. */
-async function spawnRun(roster: string): Promise<{ child: ChildProcess; output: () => string }> {
-  const child = spawn(process.execPath, [cli, "run"], {
-    env: {
-      PATH: process.env.PATH,
-      RETENTION_API_URL: emulator.baseUrl,
-      RETENTION_API_KEY: emulator.writeKey,
-      SLACK_BOT_TOKEN: slack.token,
-      SLACK_API_URL: slack.url,
-      SLACK_CHANNEL: "#hr-alerts",
-      RETENTION_SYNC_STATE: `${files.dir}/state.sqlite`,
-      RETENTION_SYNC_CONFIG: await files.write(
-        "config.yaml",
-        "api: { requestsPerMinute: 6000 }\nroster: { runOnStart: true }\ndaemon: { port: 0, host: 127.0.0.1, shutdownGraceSeconds: 5 }\n",
-      ),
-      HRIS_ROSTER_FILE: roster,
-    },
-    stdio: ["ignore", "pipe", "pipe"],
+/** `retention-sync run` as a real process at trace level; resolves once it logged its start-up line. */
+async function spawnRun(roster: string): Promise<DaemonProcess> {
+  return spawnDaemon(cli, {
+    RETENTION_API_URL: emulator.baseUrl,
+    RETENTION_API_KEY: emulator.writeKey,
+    SLACK_BOT_TOKEN: slack.token,
+    SLACK_API_URL: slack.url,
+    SLACK_CHANNEL: "#hr-alerts",
+    RETENTION_SYNC_STATE: `${files.dir}/state.sqlite`,
+    RETENTION_SYNC_CONFIG: await files.write(
+      "config.yaml",
+      "api: { requestsPerMinute: 6000 }\nroster: { runOnStart: true }\ndaemon: { port: 0, host: 127.0.0.1, shutdownGraceSeconds: 5 }\n",
+    ),
+    HRIS_ROSTER_FILE: roster,
+    // every line the daemon can write goes through the suite's log audit
+    LOG_LEVEL: "trace",
   });
-  let out = "";
-  child.stdout?.on("data", (chunk) => {
-    out += String(chunk);
-  });
-  child.stderr?.on("data", (chunk) => {
-    out += String(chunk);
-  });
-  const deadline = Date.now() + 20_000;
-  while (!out.includes('"msg":"retention-sync daemon started"')) {
-    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`run did not start:\n${out}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  return { child, output: () => out };
 }
 
 describe("retention-sync run as a process", () => {
