@@ -58,19 +58,43 @@ export function oldestFirst<T extends { readonly detectedAt: string; readonly ke
   });
 }
 
-/** The new cursor of a lens: the latest `detectedAt` handled, never moving backwards. */
+/** How far ahead of our clock a detection time may be and still move a cursor (clock skew). */
+export const MAX_CLOCK_SKEW_MS = 5 * 60_000;
+
+/**
+ * The new cursor of a lens: the latest `detectedAt` handled, never moving backwards, and never past
+ * `limitMs` (now plus clock skew): one change dated 9999-12-31 would otherwise stop the lens for good.
+ */
 export function nextCursor(
   current: string | undefined,
   handled: ReadonlyArray<{ readonly detectedAt: string }>,
+  limitMs = Number.POSITIVE_INFINITY,
 ): string | undefined {
   let best = current;
   let bestMs = current === undefined ? Number.NEGATIVE_INFINITY : Date.parse(current);
   for (const item of handled) {
     const ms = Date.parse(item.detectedAt);
-    if (!Number.isNaN(ms) && ms > bestMs) {
+    if (!Number.isNaN(ms) && ms > bestMs && ms <= limitMs) {
       best = new Date(ms).toISOString();
       bestMs = ms;
     }
   }
   return best;
+}
+
+/**
+ * Where a lens's polling starts: its cursor, or `lookbackStart` on the first poll and when the stored
+ * cursor is unreadable or beyond `limitMs` (written by an older version from a far-future change);
+ * replaying the look-back is safe because handled changes are deduped.
+ */
+export function pollStart(
+  cursor: string | undefined,
+  lookbackStart: string,
+  limitMs: number,
+): { since: string; reason?: "first-poll" | "cursor-in-future" | "cursor-unreadable" } {
+  if (cursor === undefined) return { since: lookbackStart, reason: "first-poll" };
+  const ms = Date.parse(cursor);
+  if (Number.isNaN(ms)) return { since: lookbackStart, reason: "cursor-unreadable" };
+  if (ms > limitMs) return { since: lookbackStart, reason: "cursor-in-future" };
+  return { since: cursor };
 }

@@ -7,7 +7,7 @@ import type { FlushReport, OutboxSender } from "../slack/outbox-sender.js";
 import type { KeyValueNamespace } from "../store/state-store.js";
 import type { Alert } from "./alert.js";
 import type { AlertCommitLog } from "./alert-commit.js";
-import { nextCursor, oldestFirst, selectFresh } from "./dedupe.js";
+import { MAX_CLOCK_SKEW_MS, nextCursor, oldestFirst, pollStart, selectFresh } from "./dedupe.js";
 import type { DeliveryLedger } from "./delivery-ledger.js";
 import { ChangeEnricher, type HrisLookup } from "./enrich.js";
 import { type Lens, lensKey } from "./lens.js";
@@ -123,12 +123,20 @@ export async function pollOnce(deps: PollDeps, options: { now: Date; dryRun: boo
       report.lenses.push({ lens: key, fetched: 0, fresh: 0, duplicates: 0, skipped: "no route takes this lens" });
       continue;
     }
-    const cursor = await deps.cursors.get<string>(key);
-    const since = cursor ?? new Date(options.now.getTime() - config.alerts.initialLookback * 1000).toISOString();
-    if (cursor === undefined) {
+    const stored = await deps.cursors.get<string>(key);
+    const lookbackStart = new Date(options.now.getTime() - config.alerts.initialLookback * 1000).toISOString();
+    const { since, reason } = pollStart(stored, lookbackStart, options.now.getTime() + MAX_CLOCK_SKEW_MS);
+    // A cursor that cannot be trusted is dropped, so the first cursor this pass computes replaces it.
+    const cursor = reason === undefined ? stored : undefined;
+    if (reason === "first-poll") {
       logger.info(
         { lens: key, since },
         `first poll of ${key}: starting ${config.alerts.initialLookback} s back (alerts.initialLookback), not from the whole history`,
+      );
+    } else if (reason !== undefined) {
+      logger.warn(
+        { lens: key, storedCursor: stored, since },
+        `the stored cursor of ${key} is ${reason === "cursor-in-future" ? "in the future" : "unreadable"}; polling again from ${config.alerts.initialLookback} s back (handled changes are not posted twice)`,
       );
     }
     const lensReport: LensReport = { lens: key, since, minRiskScore, fetched: 0, fresh: 0, duplicates: 0, cursor };
@@ -171,7 +179,7 @@ export async function pollOnce(deps: PollDeps, options: { now: Date; dryRun: boo
     if (options.dryRun) return;
     const cursors: Record<string, string> = {};
     for (const g of gathered) {
-      const next = nextCursor(g.cursor, g.items);
+      const next = nextCursor(g.cursor, g.items, options.now.getTime() + MAX_CLOCK_SKEW_MS);
       if (next !== undefined && next !== g.cursor) cursors[lensKey(g.lens)] = next;
       g.report.cursor = next;
     }

@@ -219,6 +219,33 @@ describe("poll --once against broken bodies", () => {
     expect(await cursorIn(state)).toBe("2026-11-22T10:00:00.000Z");
   });
 
+  it("a change dated 9999-12-31 is posted, but the cursor does not follow it (later changes still arrive)", async () => {
+    api.shape({
+      changes: [
+        changeWire(1, { detectedAt: "2026-11-22T10:00:00Z" }),
+        changeWire(2, { detectedAt: "9999-12-31T00:00:00Z" }),
+      ],
+    });
+    const state = await freshState();
+    const before = slack.posted().length;
+    expect((await cli(["poll", "--once"], state)).code).toBe(0);
+    expect(slack.posted().length).toBe(before + 2);
+    expect(await cursorIn(state)).toBe("2026-11-22T10:00:00.000Z");
+  });
+
+  it("a stored cursor in the future (written from such a change) is dropped: polling restarts from the look-back", async () => {
+    const recent = new Date(Date.now() - 3_600_000).toISOString();
+    api.shape({ changes: [changeWire(3, { detectedAt: recent })] });
+    const state = await freshState();
+    const store = await openStateStore(state);
+    await store.namespace(CURSOR_NAMESPACE).set(LENS, "9999-12-31T00:00:00.000Z");
+    await store.close();
+    const result = await cli(["poll", "--once"], state);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toMatch(/stored cursor of retention:1 is in the future/);
+    expect(await cursorIn(state)).toBe(new Date(Date.parse(recent)).toISOString());
+  });
+
   const lensCases: Array<[string, Endpoint, Answer, RegExp]> = [
     ["GET /me: an HTML page with 200", "GET /me", BROKEN.html200, /GET \/me: .*body is not JSON/],
     ["GET /me: an HTML page with 502", "GET /me", BROKEN.html502, /GET \/me failed with 502/],
