@@ -89,8 +89,12 @@ export async function run(io: CommandIO): Promise<ExitCode> {
       writeLine(io.stderr, `poll: could not read changes: ${report.error}`);
       return EXIT_RUNTIME;
     }
-    const lensFailed = report.lenses.some((l) => l.error !== undefined);
-    return lensFailed || (flush?.pending ?? 0) > 0 ? EXIT_PARTIAL : EXIT_OK;
+    const read = report.lenses.filter((l) => l.skipped === undefined);
+    const failed = read.filter((l) => l.error !== undefined);
+    for (const lens of failed) writeLine(io.stderr, `poll: could not read changes of ${lens.lens}: ${lens.error}`);
+    // Every lens failing is an outage (1); some failing, or messages left waiting, needs a look (3).
+    if (read.length > 0 && failed.length === read.length) return EXIT_RUNTIME;
+    return failed.length > 0 || (flush?.pending ?? 0) > 0 ? EXIT_PARTIAL : EXIT_OK;
   } finally {
     await runtime.close();
   }

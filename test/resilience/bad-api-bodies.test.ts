@@ -291,14 +291,14 @@ describe("poll --once against broken bodies", () => {
   ];
 
   it.each(changeCases)(
-    "GET /changes: %s: the lens fails by endpoint (exit 3), cursor kept, nothing posted",
+    "GET /changes: %s: the only lens fails (exit 1), endpoint named, cursor kept, nothing posted",
     async (_name, answer, says) => {
       api.set({ "GET /changes": answer });
       const state = await freshState();
       const before = slack.posted().length;
       const result = await cli(["poll", "--once"], state);
-      expect(result.code).toBe(3);
-      expect(result.stderr).toMatch(/could not read changes for this lens/);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(/poll: could not read changes of retention:1: .*GET \/changes: /);
       expect(result.stderr).toMatch(/GET \/changes: /);
       expect(result.stderr).toMatch(says);
       expect(await cursorIn(state)).toBe(CURSOR);
