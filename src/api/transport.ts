@@ -47,6 +47,27 @@ export function buildUrl(baseUrl: string, path: string, query?: Readonly<Record<
   return url.toString();
 }
 
+/** The largest answer read: a page of 100 people is about 100 KiB; anything near this is not the API. */
+export const MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
+
+class ResponseTooLarge extends Error {}
+
+/** Reads a response body as UTF-8, giving up (and closing the connection) past `limit` bytes. */
+async function readCapped(body: Dispatcher.ResponseData["body"], limit: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array);
+    size += buffer.length;
+    if (size > limit) {
+      body.destroy();
+      throw new ResponseTooLarge();
+    }
+    chunks.push(buffer);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
 function errorDetail(error: unknown): string {
   if (error instanceof Error) {
     const code = (error as { code?: unknown }).code;
@@ -90,7 +111,7 @@ export class Transport {
     };
     if (req.body !== undefined) headers["content-type"] = "application/json";
 
-    let status: number;
+    let status = 0;
     let responseHeaders: Dispatcher.ResponseData["headers"];
     let text: string;
     try {
@@ -103,8 +124,12 @@ export class Transport {
       });
       status = response.statusCode;
       responseHeaders = response.headers;
-      text = await response.body.text();
+      text = await readCapped(response.body, MAX_RESPONSE_BYTES);
     } catch (error) {
+      if (error instanceof ResponseTooLarge) {
+        const mib = MAX_RESPONSE_BYTES / 1024 / 1024;
+        throw new ApiResponseError(method, path, status, `the answer is larger than ${mib} MiB; not read`);
+      }
       if (timedOut) throw new ApiTimeoutError(method, path, this.options.timeoutMs, { cause: error });
       if (req.signal?.aborted) throw req.signal.reason ?? error;
       throw new ApiNetworkError(method, path, this.scrub(errorDetail(error)), { cause: error });

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { RateLimiter, resolvedCompanyName } from "../../src/api/index.js";
+import { MAX_RESPONSE_BYTES } from "../../src/api/transport.js";
 import {
   type ApiError,
   ApiNetworkError,
@@ -221,6 +222,13 @@ describe("retries over real HTTP", () => {
     const f = await caught(h.client({ maxRetries: 0 }).getEmployee(5));
     expect(f).toBeInstanceOf(ApiResponseError);
     expect((f as Error).message).toMatch(/GET \/employees\/5.*name/);
+  });
+
+  it("refuses an answer larger than 32 MiB without reading it whole", async () => {
+    h.server.enqueue({ status: 200, rawBody: `{"items":["${"x".repeat(MAX_RESPONSE_BYTES)}"]}` });
+    const e = await caught(h.client({ maxRetries: 0 }).me());
+    expect(e).toBeInstanceOf(ApiResponseError);
+    expect((e as Error).message).toMatch(/GET \/me.*larger than 32 MiB/);
   });
 
   it("gives up at once when the client's signal aborts, in flight or during a Retry-After wait", async () => {
