@@ -1,7 +1,7 @@
 import { createAlertPipeline } from "../alerts/alert-pipeline.js";
 import { RetentionClient } from "../api/client.js";
 import { configSchema } from "../config/schema.js";
-import { startFakeSlack } from "../demo/fake-slack-server.js";
+import { type FakeSlackCall, startFakeSlack } from "../demo/fake-slack-server.js";
 import { startEmulator } from "../emulator/start-emulator.js";
 import { silentLogger } from "../logger.js";
 import { createSlackWebClient, webClientPoster } from "../slack/slack-poster.js";
@@ -30,6 +30,22 @@ function percentile(sorted: readonly number[], p: number): number {
 }
 
 const DIGEST = /^:bell: (\d+) risk alerts/;
+
+/** How many alerts one posted message carries: 1, or one per line of a digest's sections. */
+export function alertsInMessage(call: FakeSlackCall): { readonly alerts: number; readonly digest: boolean } {
+  const blocks = Array.isArray(call.args.blocks) ? (call.args.blocks as unknown[]) : [];
+  const header = JSON.stringify(blocks[0] ?? "");
+  if (!DIGEST.test(String(call.args.text ?? "")) && !header.includes("risk alerts"))
+    return { alerts: 1, digest: false };
+  let alerts = 0;
+  for (const block of blocks) {
+    const section = block as { type?: string; text?: { text?: string } };
+    if (section.type === "section" && typeof section.text?.text === "string") {
+      alerts += section.text.text.split("\n").length;
+    }
+  }
+  return { alerts, digest: true };
+}
 
 /**
  * `changes` detected changes, half on the own company (retention lens) and half on a competitor
@@ -120,24 +136,9 @@ export async function runAlerts(input: { changes: number; rounds: number }): Pro
     const drainMs = performance.now() - t0;
     const posts = slack.calls.filter((c) => c.method === "chat.postMessage");
     const delivered = posts.filter((c) => c.status === 200);
-    let alertsInSlack = 0;
-    let digestMessages = 0;
-    for (const call of delivered) {
-      const blocks = Array.isArray(call.args.blocks) ? (call.args.blocks as unknown[]) : [];
-      const header = JSON.stringify(blocks[0] ?? "");
-      if (!DIGEST.test(String(call.args.text ?? "")) && !header.includes("risk alerts")) {
-        alertsInSlack += 1;
-        continue;
-      }
-      digestMessages += 1;
-      // A digest lists one alert per line in its section blocks: count the lines actually sent.
-      for (const block of blocks) {
-        const section = block as { type?: string; text?: { text?: string } };
-        if (section.type === "section" && typeof section.text?.text === "string") {
-          alertsInSlack += section.text.text.split("\n").length;
-        }
-      }
-    }
+    const counted = delivered.map(alertsInMessage);
+    const alertsInSlack = counted.reduce((sum, c) => sum + c.alerts, 0);
+    const digestMessages = counted.filter((c) => c.digest).length;
     const log = await apiRequests(emu);
     const sorted = [...latencies].sort((a, b) => a - b);
     return {

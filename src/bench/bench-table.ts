@@ -121,6 +121,28 @@ export function printReport(r: BenchResults, out: NodeJS.WritableStream): void {
       ),
     );
   }
+  if (r.webhookBurst) {
+    const b = r.webhookBurst;
+    parts.push(
+      table(
+        `Alerts, webhook mode: a burst of changes, fake Slack limited to ${b.slackRateLimit}`,
+        ["changes", "alerts in Slack", "messages", "digests", "Slack 429s", "drain", "latency p50", "p95", "max"],
+        [
+          [
+            fmt(b.changes),
+            fmt(b.alertsInSlack),
+            fmt(b.slackMessages),
+            fmt(b.digestMessages),
+            fmt(b.slack429),
+            sec(b.drainMs),
+            sec(b.latencyMs.p50),
+            sec(b.latencyMs.p95),
+            sec(b.latencyMs.max),
+          ],
+        ],
+      ),
+    );
+  }
   parts.push(`total ${sec(r.totalMs)}\n`);
   out.write(parts.join("\n"));
 }

@@ -12,6 +12,7 @@ import type { PlanMeasurement } from "./measure-plan.js";
 import { type NaiveRun, runNaive } from "./naive-baseline.js";
 import { type RosterShape, standardShape, writeHrisCsv } from "./roster-fixture.js";
 import { type ReconcileRun, runReconcile } from "./roster-scenario.js";
+import { runWebhookBurst, type WebhookBurstRun } from "./webhook-burst.js";
 import { runWebhookLatency, type WebhookLatencyRun } from "./webhook-latency.js";
 
 const execFileAsync = promisify(execFile);
@@ -31,6 +32,7 @@ export interface BenchResults {
   readonly naiveRatio?: { requests: number; time: number };
   readonly alerts?: AlertsRun;
   readonly webhook?: WebhookLatencyRun;
+  readonly webhookBurst?: WebhookBurstRun;
   readonly totalMs: number;
 }
 
@@ -135,6 +137,11 @@ async function main(): Promise<void> {
       log("alerts: webhook mode, 20 changes one at a time");
       webhook = await runWebhookLatency({ changes: 20 });
     }
+    let webhookBurst: WebhookBurstRun | undefined;
+    if (values["skip-alerts"] !== true) {
+      log(`alerts: webhook mode, a burst of ${alerts} changes`);
+      webhookBurst = await runWebhookBurst({ changes: alerts });
+    }
     const results: BenchResults = {
       startedAt: new Date().toISOString(),
       machine: {
@@ -153,6 +160,7 @@ async function main(): Promise<void> {
         : {}),
       ...(alertsRun ? { alerts: alertsRun } : {}),
       ...(webhook ? { webhook } : {}),
+      ...(webhookBurst ? { webhookBurst } : {}),
       totalMs: performance.now() - started,
     };
     printReport(results, process.stdout);

@@ -1,9 +1,9 @@
-import { createAlertPipeline } from "../alerts/alert-pipeline.js";
+import { type AlertPipeline, createAlertPipeline } from "../alerts/alert-pipeline.js";
 import { startWebhookReceiver } from "../alerts/receive-webhook.js";
 import { RetentionClient } from "../api/client.js";
 import { configSchema } from "../config/schema.js";
-import { startFakeSlack } from "../demo/fake-slack-server.js";
-import { startEmulator } from "../emulator/start-emulator.js";
+import { type FakeSlack, type FakeSlackRateLimit, startFakeSlack } from "../demo/fake-slack-server.js";
+import { type EmulatorHandle, startEmulator } from "../emulator/start-emulator.js";
 import { silentLogger } from "../logger.js";
 import { createSlackWebClient, webClientPoster } from "../slack/slack-poster.js";
 import { openStateStore } from "../store/state-store.js";
@@ -16,14 +16,24 @@ export interface WebhookLatencyRun {
   readonly latencyMs: { readonly p50: number; readonly max: number };
 }
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** The emulator signing and POSTing every change to the daemon's receiver, which posts to the fake Slack. */
+export interface WebhookWorld {
+  readonly emu: EmulatorHandle;
+  readonly slack: FakeSlack;
+  readonly pipeline: AlertPipeline;
+  readonly competitorId: number;
+}
 
 /**
- * Webhook mode: the emulator signs and POSTs each change to the daemon's receiver, which posts it to
- * the fake Slack. Changes are raised one at a time (alternating lenses, high risk so that every
- * sensitivity passes) and each is awaited in Slack, so the latency is one change's, not a queue's.
+ * Runs `work` in a webhook world: `perLens` tracked people in the own company and in a competitor
+ * workspace, a receiver registered as the company's webhook endpoint (every event, sensitivity 5).
  */
-export async function runWebhookLatency(input: { changes: number }): Promise<WebhookLatencyRun> {
+export async function withWebhookWorld<T>(
+  input: { perLens: number; slackRateLimit?: FakeSlackRateLimit },
+  work: (world: WebhookWorld) => Promise<T>,
+): Promise<T> {
   const emu = await startEmulator({
     port: 0,
     seed: "empty",
@@ -32,18 +42,16 @@ export async function runWebhookLatency(input: { changes: number }): Promise<Web
     allowLoopbackWebhooks: true,
   });
   const slack = await startFakeSlack();
+  if (input.slackRateLimit) slack.setRateLimit(input.slackRateLimit);
   const store = await openStateStore(":memory:");
   const secrets: string[] = [];
   const logger = silentLogger();
+  const client = new RetentionClient({ baseUrl: emu.baseUrl, apiKey: emu.writeKey, requestsPerMinute: 1_000_000 });
   try {
-    const client = new RetentionClient({ baseUrl: emu.baseUrl, apiKey: emu.writeKey, requestsPerMinute: 1_000_000 });
-    const competitor = await seedBothLenses(emu, client, 100);
+    const competitor = await seedBothLenses(emu, client, input.perLens);
     const config = configSchema.parse({
       slack: { token: slack.token, apiUrl: slack.url },
-      alerts: {
-        routes: BOTH_LENS_ROUTES,
-        webhook: { enabled: true, host: "127.0.0.1", port: 0 },
-      },
+      alerts: { routes: BOTH_LENS_ROUTES, webhook: { enabled: true, host: "127.0.0.1", port: 0 } },
     });
     const pipeline = createAlertPipeline({
       config,
@@ -64,37 +72,48 @@ export async function runWebhookLatency(input: { changes: number }): Promise<Web
       });
       if (!endpoint.secret) throw new Error("the emulator returned no webhook secret");
       secrets.push(endpoint.secret);
-      const latencies: number[] = [];
-      for (let i = 0; i < input.changes; i += 1) {
-        const before = slack.calls.length;
-        const organizationId = i % 2 === 0 ? emu.organizationId : competitor.id;
-        const body = (await emulatorControl(emu, "POST", "signals", { count: 1, organizationId, riskScore: 0.9 })) as {
-          changes: Array<{ detectedAt: string }>;
-        };
-        const detectedAt = Date.parse(body.changes[0]?.detectedAt ?? "");
-        const deadline = Date.now() + 10_000;
-        for (;;) {
-          const post = slack.calls.slice(before).find((c) => c.method === "chat.postMessage" && c.status === 200);
-          if (post) {
-            latencies.push(post.at - detectedAt);
-            break;
-          }
-          if (Date.now() > deadline) break;
-          await sleep(5);
-        }
-      }
-      const sorted = [...latencies].sort((a, b) => a - b);
-      return {
-        changes: input.changes,
-        delivered: latencies.length,
-        latencyMs: { p50: sorted[Math.floor(sorted.length / 2)] ?? 0, max: sorted[sorted.length - 1] ?? 0 },
-      };
+      return await work({ emu, slack, pipeline, competitorId: competitor.id });
     } finally {
       await receiver.close();
     }
   } finally {
+    await client.close();
     await store.close();
     await slack.close();
     await emu.close();
   }
+}
+
+/**
+ * Webhook mode, one change at a time (alternating lenses, high risk so that every sensitivity
+ * passes), each awaited in Slack: the latency is one change's, not a queue's.
+ */
+export function runWebhookLatency(input: { changes: number }): Promise<WebhookLatencyRun> {
+  return withWebhookWorld({ perLens: 100 }, async ({ emu, slack, competitorId }) => {
+    const latencies: number[] = [];
+    for (let i = 0; i < input.changes; i += 1) {
+      const before = slack.calls.length;
+      const organizationId = i % 2 === 0 ? emu.organizationId : competitorId;
+      const body = (await emulatorControl(emu, "POST", "signals", { count: 1, organizationId, riskScore: 0.9 })) as {
+        changes: Array<{ detectedAt: string }>;
+      };
+      const detectedAt = Date.parse(body.changes[0]?.detectedAt ?? "");
+      const deadline = Date.now() + 10_000;
+      for (;;) {
+        const post = slack.calls.slice(before).find((c) => c.method === "chat.postMessage" && c.status === 200);
+        if (post) {
+          latencies.push(post.at - detectedAt);
+          break;
+        }
+        if (Date.now() > deadline) break;
+        await sleep(5);
+      }
+    }
+    const sorted = [...latencies].sort((a, b) => a - b);
+    return {
+      changes: input.changes,
+      delivered: latencies.length,
+      latencyMs: { p50: sorted[Math.floor(sorted.length / 2)] ?? 0, max: sorted[sorted.length - 1] ?? 0 },
+    };
+  });
 }

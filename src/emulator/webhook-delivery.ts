@@ -1,3 +1,4 @@
+import { setMaxListeners } from "node:events";
 import type { Logger } from "../logger.js";
 import type { VirtualClock } from "./clock.js";
 import type { DeliveryRecord, WebhookEndpointRecord } from "./model.js";
@@ -27,7 +28,12 @@ interface PendingAttempt {
 export class WebhookDispatcher {
   private queue: PendingAttempt[] = [];
   private readonly inFlight = new Set<Promise<void>>();
-  private readonly closing = new AbortController();
+  private readonly closing = (() => {
+    const controller = new AbortController();
+    // Every delivery in flight listens for close: a burst of signals has a thousand at once.
+    setMaxListeners(0, controller.signal);
+    return controller;
+  })();
   private timer: NodeJS.Timeout | undefined;
   private nextDelivery = 1;
 
