@@ -24,7 +24,7 @@ export interface AlertsRun {
   readonly latencyMs: { readonly p50: number; readonly p95: number; readonly max: number };
 }
 
-function percentile(sorted: readonly number[], p: number): number {
+export function percentile(sorted: readonly number[], p: number): number {
   if (sorted.length === 0) return 0;
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
 }

@@ -1,4 +1,4 @@
-import { alertsInMessage } from "./alerts-scenario.js";
+import { alertsInMessage, percentile } from "./alerts-scenario.js";
 import { emulatorControl } from "./roster-fixture.js";
 import { sleep, withWebhookWorld } from "./webhook-latency.js";
 
@@ -13,10 +13,6 @@ export interface WebhookBurstRun {
   readonly drainMs: number;
   /** Detection to Slack post per change, matched first-in first-out (see BENCHMARKS.md). */
   readonly latencyMs: { readonly p50: number; readonly p95: number; readonly max: number };
-}
-
-function percentile(sorted: readonly number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
 }
 
 /**
