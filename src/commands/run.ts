@@ -7,6 +7,7 @@ import { createMetrics } from "../daemon/metrics.js";
 import { observeApiAttempt, observePollPass, observeReconcile } from "../daemon/observe-work.js";
 import { type DaemonDeps, type RunningDaemon, startDaemon } from "../daemon/run-daemon.js";
 import { EXIT_OK, type ExitCode } from "../errors.js";
+import { hasInterruptedReconcile } from "../roster/reconcile-journal.js";
 import { reconcileOnce } from "../roster/reconcile-once.js";
 import { CONFIG_FLAG, type CommandIO, parseCommandFlags } from "./command-io.js";
 import { postReconcileReport } from "./reconcile.js";
@@ -55,11 +56,16 @@ export async function startConfiguredDaemon(config: Config, io: CommandIO): Prom
 
     const rosterFile = config.roster.enabled ? config.roster.file : undefined;
     const reconcileLogger = logger.child({ component: "reconcile" });
+    // A reconcile cut short by a crash is finished at start, not left half-applied until the schedule.
+    const resume = rosterFile !== undefined && (await hasInterruptedReconcile(store));
+    if (resume && !config.roster.runOnStart) {
+      logger.warn("the last reconcile was interrupted (crash or stop); finishing it now instead of at the schedule");
+    }
     const reconcile: DaemonDeps["reconcile"] = rosterFile
       ? {
           schedule: config.roster.schedule,
           timezone: config.roster.timezone,
-          runOnStart: config.roster.runOnStart,
+          runOnStart: config.roster.runOnStart || resume,
           async run(signal) {
             const report = await reconcileOnce(
               { config, client: runtime.bulkClient, store, logger: reconcileLogger },

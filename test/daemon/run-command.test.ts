@@ -25,7 +25,7 @@ interface Started {
   readonly stop: () => Promise<{ code: number; ms: number }>;
 }
 
-function configFile(extra = ""): string {
+function configFile(extra = "", runOnStart = true): string {
   const path = `${files.dir}/config.yaml`;
   writeFileSync(
     path,
@@ -37,7 +37,7 @@ function configFile(extra = ""): string {
       "alerts:",
       "  pollInterval: 0.2",
       "roster:",
-      "  runOnStart: true",
+      `  runOnStart: ${runOnStart}`,
       "daemon:",
       "  port: 0",
       "  host: 127.0.0.1",
@@ -166,7 +166,7 @@ describe("retention-sync run", () => {
     expect(code).toBe(0);
   });
 
-  it("stops within the grace period in the middle of a reconcile, and the next run finishes it without duplicates", async () => {
+  it("stops within the grace period in the middle of a reconcile, and the next start finishes it at once without duplicates", async () => {
     const people = makePeople(400);
     const roster = await files.write("hris.csv", toCsv(people));
     const config = configFile();
@@ -187,7 +187,8 @@ describe("retention-sync run", () => {
     expect(firstReport?.interrupted).toBe(true);
 
     await emulator.control.clearFaults();
-    const second = await startRun(config, roster);
+    // No runOnStart this time: the interrupted run alone makes the daemon reconcile at start.
+    const second = await startRun(configFile("", false), roster);
     const client = new RetentionClient({
       baseUrl: emulator.baseUrl,
       apiKey: emulator.readKey,
@@ -200,6 +201,7 @@ describe("retention-sync run", () => {
     });
     await client.close();
     await second.stop();
+    expect(second.lines().some((l) => String(l.msg).startsWith("the last reconcile was interrupted"))).toBe(true);
     expect(urls).toHaveLength(400);
     expect(new Set(urls).size).toBe(400);
   });
