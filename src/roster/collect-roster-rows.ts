@@ -1,6 +1,9 @@
 import type { Config } from "../config/schema.js";
 import { canonicalProfileUrl, quoteValue } from "./canonical-profile-url.js";
 import { type ResolvedColumns, ROSTER_FIELDS, type RosterField } from "./roster-columns.js";
+import { type RowIdentity, rowIdentity } from "./row-identity.js";
+
+export { nobodyInScope } from "./nobody-in-scope.js";
 
 /** One person of the HRIS file, with the canonical profile URL the roster is matched on. */
 export interface RosterPerson {
@@ -42,11 +45,11 @@ export const ROW_ERROR_REASONS: ReadonlySet<RowProblemReason> = new Set([
   "duplicate-id",
 ]);
 
-export interface RowProblem {
+/** Carries the row's identity: a person whose row broke is matched by it, not archived (hold-broken-rows). */
+export interface RowProblem extends RowIdentity {
   readonly line: number;
   readonly reason: RowProblemReason;
   readonly message: string;
-  readonly employeeId?: string;
 }
 
 export interface RosterRows {
@@ -125,7 +128,7 @@ export class RosterRowCollector {
     const formulas = this.formulaFields(cells);
     const safe = formulas.length === 0 ? cells : this.withoutFields(cells, formulas);
     const employeeId = cell(safe, this.columns, "employeeId");
-    const who = employeeId === undefined ? {} : { employeeId };
+    const who = rowIdentity(employeeId, cell(safe, this.columns, "email"));
     const urlCell = rawCell(cells, this.columns, "profileUrl");
     if (typeof urlCell === "object") {
       this.problem(line, "invalid-url", `the profile URL field holds ${urlCell.nonText}, not text`, who);
@@ -203,7 +206,7 @@ export class RosterRowCollector {
     return { people: this.people, excluded: this.excluded, problems: this.problems, rowCount: this.rowCount };
   }
 
-  private problem(line: number, reason: RowProblemReason, message: string, who: { employeeId?: string }): void {
+  private problem(line: number, reason: RowProblemReason, message: string, who: RowIdentity): void {
     this.problems.push({ line, reason, message, ...who });
   }
 
@@ -276,27 +279,4 @@ export class RosterRowCollector {
     }
     return undefined;
   }
-}
-
-/**
- * Why a file with rows leaves nobody in scope, or undefined. Such a file is refused as a whole:
- * reconciling it would read as "everyone left" and archive the whole roster.
- */
-export function nobodyInScope(rows: RosterRows): string | undefined {
-  if (rows.rowCount === 0 || rows.people.length > 0) return undefined;
-  const examples = rows.problems
-    .slice(0, 3)
-    .map((p) => `line ${p.line}: ${p.message}`)
-    .join("; ");
-  if (rows.excluded.length === 0) {
-    return (
-      `none of its ${rows.rowCount} rows has a usable profile URL (${examples}). ` +
-      "Check that the profile URL column holds https://www.linkedin.com/in/<name> links and that every line uses the header's delimiter"
-    );
-  }
-  const terminated = rows.problems.filter((p) => p.reason === "terminated").length;
-  return (
-    `none of its ${rows.rowCount} rows is in scope (${terminated} terminated, ${rows.excluded.length - terminated} out of scope; ${examples}). ` +
-    "Check roster.include (statuses, departments, locations) and the status column"
-  );
 }

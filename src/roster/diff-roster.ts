@@ -1,4 +1,6 @@
-import type { RosterPerson } from "./collect-roster-rows.js";
+import type { RosterPerson, RowProblem } from "./collect-roster-rows.js";
+import { brokenRowMatcher, type HeldArchive } from "./hold-broken-rows.js";
+import { type IdentifiedRow, type RowIdentity, rememberIdentities } from "./row-identity.js";
 
 /** A person on the service's roster, keyed by canonical profile URL. */
 export interface ServicePerson {
@@ -23,6 +25,11 @@ export interface RosterMemory {
   readonly missing: Readonly<Record<string, number>>;
   /** When each archived person was first seen archived (for the opt-in erase). */
   readonly archivedAt: Readonly<Record<string, string>>;
+  /**
+   * Employee id and work email of the row each profile URL was last seen on: ties a row whose URL
+   * broke to the person. Optional: memories saved before it existed read as knowing no one.
+   */
+  readonly identities?: Readonly<Record<string, RowIdentity>>;
 }
 
 export const EMPTY_MEMORY: RosterMemory = { seen: {}, missing: {}, archivedAt: {} };
@@ -45,6 +52,8 @@ export interface RosterDiff {
     readonly tracked: boolean;
     readonly missingRuns: number;
   }>;
+  /** Due for archiving, but their row is still in the file, unusable (hold-broken-rows): not archived this run. */
+  readonly held: readonly HeldArchive[];
   /** Missing from the file but not yet for `archiveAfterMissingRuns` files. */
   readonly waiting: number;
   /** On the roster, never in an HRIS file, left alone (`roster.archiveUnknown` off). */
@@ -65,14 +74,14 @@ export function desiredPeople(
 
 /**
  * The memory after this file: counts go up once per new file (fingerprint), reset for people back
- * in the file, and archive times are noted. Pure; `now` is passed in.
+ * in the file, archive times are noted and row identities remembered. Pure; `now` is passed in.
  */
 export function advanceMemory(
   memory: RosterMemory,
   file: {
     readonly fingerprint: string;
-    readonly desired: readonly { profileUrl: string }[];
-    readonly known: readonly { profileUrl: string }[];
+    readonly desired: readonly IdentifiedRow[];
+    readonly known: readonly IdentifiedRow[];
   },
   current: readonly ServicePerson[],
   now: Date,
@@ -93,12 +102,20 @@ export function advanceMemory(
     const before = memory.missing[url] ?? 0;
     if (newFile || before > 0) missing[url] = newFile ? before + 1 : before;
   }
-  return { lastFingerprint: file.fingerprint, seen, missing, archivedAt };
+  const identities = newFile
+    ? rememberIdentities(memory.identities ?? {}, [...file.desired, ...file.known], current)
+    : (memory.identities ?? {});
+  return { lastFingerprint: file.fingerprint, seen, missing, archivedAt, identities };
 }
 
-/** Compares the wanted roster with the service's (all pages, archived included), by canonical URL. */
+/**
+ * Compares the wanted roster with the service's (all pages, archived included), by canonical URL.
+ * An archive candidate whose remembered identity is on one of this file's `brokenRows` is held.
+ */
 export function diffRoster(input: {
   readonly desired: readonly DesiredPerson[];
+  /** This file's row problems: a broken row is not a leaver. */
+  readonly brokenRows?: readonly RowProblem[];
   readonly current: readonly ServicePerson[];
   readonly memory: RosterMemory;
   readonly rules: DiffRules;
@@ -125,6 +142,8 @@ export function diffRoster(input: {
   }
   const archive: Array<{ id: number; profileUrl: string; tracked: boolean; missingRuns: number }> = [];
   const erase: Array<{ id: number; profileUrl: string; archivedSince: string }> = [];
+  const held: HeldArchive[] = [];
+  const brokenRowsOf = brokenRowMatcher(input.brokenRows ?? [], memory.identities ?? {});
   let waiting = 0;
   let unknown = 0;
   let currentActive = 0;
@@ -154,9 +173,14 @@ export function diffRoster(input: {
       continue;
     }
     const missingRuns = memory.missing[person.profileUrl] ?? 0;
-    if (missingRuns >= rules.archiveAfterMissingRuns) {
-      archive.push({ id: person.id, profileUrl: person.profileUrl, tracked: person.tracked, missingRuns });
-    } else waiting += 1;
+    if (missingRuns < rules.archiveAfterMissingRuns) {
+      waiting += 1;
+      continue;
+    }
+    const candidate = { id: person.id, profileUrl: person.profileUrl, tracked: person.tracked, missingRuns };
+    const rows = brokenRowsOf(person.profileUrl);
+    if (rows.length > 0) held.push({ ...candidate, rows });
+    else archive.push(candidate);
   }
-  return { add, revive, track, untrack, archive, waiting, unknown, erase, currentActive, currentTracked };
+  return { add, revive, track, untrack, archive, held, waiting, unknown, erase, currentActive, currentTracked };
 }

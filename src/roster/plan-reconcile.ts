@@ -1,4 +1,5 @@
 import type { DesiredPerson, RosterDiff } from "./diff-roster.js";
+import { heldFindings } from "./hold-broken-rows.js";
 import { type DeferReason, type SeatBudget, seatRoom } from "./seat-budget.js";
 
 export const BULK_CHUNK = 50;
@@ -20,7 +21,7 @@ export interface DeferredItem {
 }
 
 export interface Finding {
-  readonly kind: "mass-archive-guard" | "billing-blocked" | "capped";
+  readonly kind: "mass-archive-guard" | "billing-blocked" | "capped" | "held-for-broken-row";
   readonly severity: "warning" | "error";
   readonly message: string;
 }
@@ -35,6 +36,8 @@ export interface ReconcilePlan {
   readonly findings: readonly Finding[];
   /** Archives held back by the deletion guard. */
   readonly guardedArchives: number;
+  /** Archives not done because the person's row is still in the file, unusable (a finding each). */
+  readonly heldForBrokenRows: number;
   readonly waitingToArchive: number;
   readonly unknownLeftAlone: number;
 }
@@ -93,6 +96,7 @@ export function planReconcile(input: {
   } else {
     for (const a of diff.archive) steps.push({ kind: "archive", id: a.id, url: a.profileUrl, tracked: a.tracked });
   }
+  findings.push(...heldFindings(diff.held));
   for (const e of diff.erase) steps.push({ kind: "erase", id: e.id, url: e.profileUrl });
 
   const released = diff.untrack.length + steps.filter((s) => s.kind === "archive" && s.tracked).length;
@@ -163,6 +167,7 @@ export function planReconcile(input: {
     deferred,
     findings,
     guardedArchives,
+    heldForBrokenRows: diff.held.length,
     waitingToArchive: diff.waiting,
     unknownLeftAlone: diff.unknown,
   };

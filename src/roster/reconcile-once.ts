@@ -18,7 +18,15 @@ import {
 } from "./diff-roster.js";
 import { type PlanStep, planReconcile } from "./plan-reconcile.js";
 import { type RosterFile, readRoster } from "./read-roster.js";
-import { countBy, limitList, plannedCounts, plannedRemovals, type ReconcileReport, reportExitCode } from "./report.js";
+import {
+  countBy,
+  limitList,
+  plannedCounts,
+  plannedRemovals,
+  type ReconcileReport,
+  reportExitCode,
+  reportedProblems,
+} from "./report.js";
 import { seatBudget } from "./seat-budget.js";
 
 export interface ReconcileDeps {
@@ -123,7 +131,14 @@ export async function reconcileOnce(deps: ReconcileDeps, options: ReconcileOptio
     current.people,
     started,
   );
-  const diff = diffRoster({ desired, current: current.people, memory: advanced, rules, now: started });
+  const diff = diffRoster({
+    desired,
+    brokenRows: roster.problems,
+    current: current.people,
+    memory: advanced,
+    rules,
+    now: started,
+  });
   const budget = seatBudget({ billing, maxSeats: rules.maxSeats, maxMonthlyUsd: rules.maxMonthlyUsd, now: started });
   const plan = planReconcile({
     diff,
@@ -166,7 +181,7 @@ export async function reconcileOnce(deps: ReconcileDeps, options: ReconcileOptio
       read: roster.rowCount,
       inScope: roster.people.length,
       byReason: countBy(roster.problems, (p) => p.reason),
-      problems: limitList(roster.problems),
+      problems: reportedProblems(roster.problems),
     },
     notices: roster.notices,
     billing: {
@@ -181,6 +196,7 @@ export async function reconcileOnce(deps: ReconcileDeps, options: ReconcileOptio
     seatDelta: plan.seatDelta,
     monthlyCostDeltaUsd: plan.monthlyCostDeltaUsd,
     guardedArchives: plan.guardedArchives,
+    heldForBrokenRows: plan.heldForBrokenRows,
     waitingToArchive: plan.waitingToArchive,
     unknownLeftAlone: plan.unknownLeftAlone,
     ...(applied ? { applied: applied.counts } : {}),
@@ -195,6 +211,7 @@ export async function reconcileOnce(deps: ReconcileDeps, options: ReconcileOptio
     ...(applied?.retryAfterSeconds !== undefined ? { retryAfterSeconds: applied.retryAfterSeconds } : {}),
     exitCode: reportExitCode({
       deferred: deferred.length,
+      held: plan.heldForBrokenRows,
       findings: plan.findings,
       problems: roster.problems,
       failures: failures.length,
@@ -233,7 +250,7 @@ function blockedReport(
       read: roster.rowCount,
       inScope: roster.people.length,
       byReason: countBy(roster.problems, (p) => p.reason),
-      problems: limitList(roster.problems),
+      problems: reportedProblems(roster.problems),
     },
     notices: roster.notices,
     billing: { state: inactive ? "inactive" : "charge-failed", planStatus: undefined, perSeatUsd: 5 },
@@ -241,6 +258,7 @@ function blockedReport(
     seatDelta: 0,
     monthlyCostDeltaUsd: 0,
     guardedArchives: 0,
+    heldForBrokenRows: 0,
     waitingToArchive: 0,
     unknownLeftAlone: 0,
     deferred: { total: 0, byReason: {}, items: [] },

@@ -31,6 +31,8 @@ export interface ReconcileReport {
   readonly seatDelta: number;
   readonly monthlyCostDeltaUsd: number;
   readonly guardedArchives: number;
+  /** Due for archiving but held: their row is still in the file, broken (see the findings). */
+  readonly heldForBrokenRows: number;
   readonly waitingToArchive: number;
   readonly unknownLeftAlone: number;
   readonly applied?: ApplyCounts;
@@ -58,9 +60,11 @@ export function countBy<T>(items: readonly T[], key: (item: T) => string): Recor
   return out;
 }
 
-/** Exit code 3 when anything was deferred, refused, guarded, failed or interrupted. */
+/** Exit code 3 when anything was deferred, refused, guarded, held, failed or interrupted. */
 export function reportExitCode(parts: {
   deferred: number;
+  /** Archives held for broken rows: even a row without a URL then needs someone to fix it. */
+  held: number;
   findings: readonly Finding[];
   problems: readonly RowProblem[];
   failures: number;
@@ -69,6 +73,7 @@ export function reportExitCode(parts: {
 }): ExitCode {
   const attention =
     parts.deferred > 0 ||
+    parts.held > 0 ||
     parts.findings.some((f) => f.severity === "error") ||
     parts.problems.some((p) => ROW_ERROR_REASONS.has(p.reason)) ||
     parts.failures > 0 ||
@@ -92,6 +97,11 @@ export function plannedRemovals(plan: ReconcilePlan): NonNullable<ReconcileRepor
 
 export function limitList<T>(items: readonly T[]): T[] {
   return items.slice(0, LIST_LIMIT);
+}
+
+/** The row problems a report lists: the first 50, without the work email (kept only to match rows). */
+export function reportedProblems(problems: readonly RowProblem[]): RowProblem[] {
+  return limitList(problems).map(({ email: _email, ...rest }) => rest);
 }
 
 function usd(value: number): string {
@@ -129,6 +139,8 @@ export function renderReportText(r: ReconcileReport): string {
     );
   }
   lines.push(`  seat delta ${r.seatDelta >= 0 ? "+" : ""}${r.seatDelta} (${usd(r.monthlyCostDeltaUsd)})`);
+  if (r.heldForBrokenRows > 0)
+    lines.push(`  archives held for broken rows: ${r.heldForBrokenRows} (still in the file; see the warnings)`);
   if (r.waitingToArchive > 0)
     lines.push(`  missing from the file, archived after more missing files: ${r.waitingToArchive}`);
   if (r.unknownLeftAlone > 0) lines.push(`  on the roster from other sources, left alone: ${r.unknownLeftAlone}`);

@@ -12,9 +12,9 @@ import { RetentionClient } from "../../src/api/client.js";
 import type { ReconcileReport } from "../../src/roster/report.js";
 import { runCli } from "../cli/cli-harness.js";
 import { type FakeSlack, startFakeSlack } from "../helpers/fake-slack.js";
-import { toCsv } from "../helpers/roster-files.js";
+import { canonicalUrl, type HrisPerson, toCsv } from "../helpers/roster-files.js";
 import { startTestEmulator, type TestEmulator } from "../helpers/start-emulator.js";
-import { type CorpusCase, STAFF, STAYING, structuralCases } from "./support/bad-hris-corpus.js";
+import { type CorpusCase, lineOf, STAFF, STAYING, staying, structuralCases } from "./support/bad-hris-corpus.js";
 import { FORMULA_FRAGMENTS, formulaRows, rowCases } from "./support/bad-hris-rows.js";
 
 let emulator: TestEmulator;
@@ -197,5 +197,83 @@ describe("formula cells: handled as text, never echoed where a spreadsheet or Sl
     expect(report.rows.problems.find((p) => p.line === 10)).not.toHaveProperty("employeeId");
     expect(run.writes).toEqual([]);
     expect(await activeSlugs()).toEqual(stayingSlugs);
+  });
+});
+
+describe("a person whose row breaks is held, not archived, until the row is fixed or removed", () => {
+  const byId = staying(10);
+  const byEmail = staying(11);
+  const emptied = staying(20);
+  const leaver = staying(58);
+  const rest = STAYING.filter((p) => p !== leaver);
+  const withRows = (rows: Map<HrisPerson, Partial<HrisPerson>>, people = rest) =>
+    toCsv(people.map((p) => ({ ...p, ...rows.get(p) })));
+  const held = (line: number, who: string, what: string, slug: string) =>
+    `line ${line}: the row of ${who} has ${what}; ${who} is on the roster as ${canonicalUrl(slug)}; ` +
+    "fix the row, or remove it to archive them";
+
+  it("a broken URL (matched by employee id) and a formula URL without an id (matched by email): held, the leaver archived", async () => {
+    const rows = new Map<HrisPerson, Partial<HrisPerson>>([
+      // A typo in the host: linkedln.
+      [byId, { url: `https://www.linkedln.com/in/${byId.slug}` }],
+      [byEmail, { employeeId: "", url: `=HYPERLINK("${canonicalUrl(byEmail.slug)}")` }],
+    ]);
+    const run = await reconcile(await place("broken-rows.csv", withRows(rows)), ["--json"]);
+    const report = JSON.parse(run.stdout) as ReconcileReport;
+    // Only the genuine leaver of the same file is archived: the hold is specific.
+    expect(report.removals).toEqual([{ change: "archive", url: canonicalUrl(leaver.slug) }]);
+    expect(archiveOrErase(run.writes)).toHaveLength(1);
+    expect(await activeSlugs()).toEqual(rest.map((p) => p.slug).sort());
+    expect(run.code).toBe(3);
+    expect(rowErrors(report)).toEqual([
+      [lineOf(10), "invalid-url"],
+      [lineOf(11), "formula-cell"],
+    ]);
+    expect(report.heldForBrokenRows).toBe(2);
+    expect(report.findings).toEqual([
+      {
+        kind: "held-for-broken-row",
+        severity: "warning",
+        message: held(lineOf(10), `employee "${byId.employeeId}"`, "an invalid profile URL", byId.slug),
+      },
+      {
+        kind: "held-for-broken-row",
+        severity: "warning",
+        message: held(lineOf(11), `"${byEmail.email}"`, "a spreadsheet formula", byEmail.slug),
+      },
+    ]);
+  });
+
+  it("the URL cell emptied: held, exit 3, in the text report and the Slack ops report; the fixed rows change nothing", async () => {
+    const file = await place("emptied-url.csv", withRows(new Map([[emptied, { url: "" }]])));
+    const run = await reconcile(file, [], {
+      SLACK_BOT_TOKEN: slack.token,
+      SLACK_API_URL: slack.url,
+      SLACK_OPS_CHANNEL: "#general",
+    });
+    expect(run.writes).toEqual([]);
+    expect(await activeSlugs()).toEqual(rest.map((p) => p.slug).sort());
+    expect(run.code).toBe(3);
+    const finding = held(lineOf(20), `employee "${emptied.employeeId}"`, "no profile URL", emptied.slug);
+    expect(run.stdout).toContain("archives held for broken rows: 1");
+    expect(run.stdout).toContain(`WARNING: ${finding}`);
+    const posted = slack.posted("general");
+    expect(posted).toHaveLength(1);
+    expect(posted[0]?.text).toMatch(/:warning:/);
+    const blocks = JSON.stringify(posted[0]?.blocks);
+    expect(blocks).toContain("archives held for broken rows: 1");
+    expect(blocks).toContain(JSON.stringify(finding).slice(1, -1));
+  });
+
+  it("the row removed from the file: archived by the normal rule", async () => {
+    const without = rest.filter((p) => p !== emptied);
+    const run = await reconcile(await place("row-removed.csv", toCsv(without)), ["--json"]);
+    const report = JSON.parse(run.stdout) as ReconcileReport;
+    expect(report.removals).toEqual([{ change: "archive", url: canonicalUrl(emptied.slug) }]);
+    expect(archiveOrErase(run.writes)).toHaveLength(1);
+    expect(await activeSlugs()).toEqual(without.map((p) => p.slug).sort());
+    expect(run.code).toBe(0);
+    expect(report.heldForBrokenRows).toBe(0);
+    expect(report.findings).toEqual([]);
   });
 });

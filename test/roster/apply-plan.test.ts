@@ -17,6 +17,7 @@ function plan(steps: PlanStep[]): ReconcilePlan {
     deferred: [],
     findings: [],
     guardedArchives: 0,
+    heldForBrokenRows: 0,
     waitingToArchive: 0,
     unknownLeftAlone: 0,
   };

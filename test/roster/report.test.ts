@@ -4,6 +4,7 @@ import {
   renderReportSlack,
   renderReportText,
   reportExitCode,
+  reportedProblems,
   slackCodeText,
 } from "../../src/roster/report.js";
 
@@ -24,6 +25,7 @@ const base: ReconcileReport = {
   seatDelta: 8,
   monthlyCostDeltaUsd: 40,
   guardedArchives: 0,
+  heldForBrokenRows: 0,
   waitingToArchive: 3,
   unknownLeftAlone: 4,
   applied: {
@@ -71,12 +73,53 @@ describe("report", () => {
   });
 
   it("exits 3 only when something needs attention", () => {
-    const clean = { deferred: 0, findings: [], problems: [], failures: 0, serviceRowErrors: 0, interrupted: false };
+    const clean = {
+      deferred: 0,
+      held: 0,
+      findings: [],
+      problems: [],
+      failures: 0,
+      serviceRowErrors: 0,
+      interrupted: false,
+    };
     expect(reportExitCode(clean)).toBe(0);
     expect(reportExitCode({ ...clean, problems: [{ line: 2, reason: "terminated", message: "" }] })).toBe(0);
     expect(reportExitCode({ ...clean, problems: [{ line: 2, reason: "duplicate", message: "" }] })).toBe(3);
     expect(reportExitCode({ ...clean, deferred: 1 })).toBe(3);
     expect(reportExitCode({ ...clean, interrupted: true })).toBe(3);
+    // A held archive needs a fix even when its row only lacks a URL (an expected reason on its own).
+    const noUrl = [{ line: 2, reason: "missing-url" as const, message: "" }];
+    expect(reportExitCode({ ...clean, problems: noUrl })).toBe(0);
+    expect(reportExitCode({ ...clean, problems: noUrl, held: 1 })).toBe(3);
+  });
+
+  it("shows archives held for broken rows, with the finding, in the text and Slack reports", () => {
+    const message =
+      'line 17: the row of employee "E000123" has an invalid profile URL; employee "E000123" is on the roster as ' +
+      "https://www.linkedin.com/in/jane-doe; fix the row, or remove it to archive them";
+    const held: ReconcileReport = {
+      ...base,
+      heldForBrokenRows: 1,
+      findings: [{ kind: "held-for-broken-row", severity: "warning", message }],
+    };
+    const text = renderReportText(held);
+    expect(text).toContain("archives held for broken rows: 1 (still in the file; see the warnings)");
+    expect(text).toContain(`WARNING: ${message}`);
+    expect(renderReportText(base)).not.toMatch(/held for broken rows/);
+    const slack = renderReportSlack(held);
+    expect(slack.text).toMatch(/:warning:/);
+    const body = JSON.stringify(slack.blocks);
+    expect(body).toContain("archives held for broken rows: 1");
+    expect(body).toContain("line 17: the row of employee");
+  });
+
+  it("lists row problems without the work email kept to match them", () => {
+    const problems = [
+      { line: 4, reason: "missing-url" as const, message: "no profile URL", employeeId: "E1", email: "a@b.c" },
+    ];
+    expect(reportedProblems(problems)).toEqual([
+      { line: 4, reason: "missing-url", message: "no profile URL", employeeId: "E1" },
+    ]);
   });
   it("keeps HRIS text inert in Slack: escaped, verbatim, unable to close the code block", () => {
     const message = renderReportSlack({
