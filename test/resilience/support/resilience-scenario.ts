@@ -98,7 +98,8 @@ export async function setUpScenario(world: DaemonWorld): Promise<Scenario> {
     const raised = new Map<string, number>();
     let plan = DEFAULT_PLAN;
     const writeHris = async (next: RosterPlan) => {
-      const people = [...makePeople(next.keepOwn, { prefix: "own" }), ...makePeople(next.joiners, { prefix: "new" })];
+      const joiners = makePeople(next.joiners, { prefix: "new" }).map((p) => ({ ...p, employeeId: `N${p.employeeId}` }));
+      const people = [...makePeople(next.keepOwn, { prefix: "own" }), ...joiners];
       await world.files.write("hris.csv", toCsv(people));
       plan = next;
     };
