@@ -146,7 +146,7 @@ export class OutboxSender {
       if (entry.postingSince !== undefined) {
         report.possibleDuplicates += 1;
         this.options.logger.warn(
-          { channel, outboxId: entry.id, alertKeys: entry.alertKeys.slice(0, 5) },
+          { channel, outboxId: entry.id, alerts: entry.alertKeys.length, alertKeys: entry.alertKeys.slice(0, 5) },
           "an alert was being posted when the previous run stopped; posting it again (it may appear twice)",
         );
       }
