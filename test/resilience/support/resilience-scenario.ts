@@ -98,7 +98,10 @@ export async function setUpScenario(world: DaemonWorld): Promise<Scenario> {
     const raised = new Map<string, number>();
     let plan = DEFAULT_PLAN;
     const writeHris = async (next: RosterPlan) => {
-      const joiners = makePeople(next.joiners, { prefix: "new" }).map((p) => ({ ...p, employeeId: `N${p.employeeId}` }));
+      const joiners = makePeople(next.joiners, { prefix: "new" }).map((p) => ({
+        ...p,
+        employeeId: `N${p.employeeId}`,
+      }));
       const people = [...makePeople(next.keepOwn, { prefix: "own" }), ...joiners];
       await world.files.write("hris.csv", toCsv(people));
       plan = next;
