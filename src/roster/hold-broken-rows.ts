@@ -1,5 +1,5 @@
 import { quoteValue } from "./canonical-profile-url.js";
-import type { RowProblem, RowProblemReason } from "./collect-roster-rows.js";
+import { ROW_ERROR_REASONS, type RowProblem, type RowProblemReason } from "./collect-roster-rows.js";
 import type { Finding } from "./plan-reconcile.js";
 import type { RowIdentity } from "./row-identity.js";
 
@@ -7,14 +7,9 @@ import type { RowIdentity } from "./row-identity.js";
  * Problems that can leave a person's own row unusable (or ambiguous) while they are still employed.
  * `terminated` and `out-of-scope` are deliberate exclusions: those people are meant to be archived.
  */
-export const HOLDING_REASONS: ReadonlySet<RowProblemReason> = new Set([
+export const HOLDING_REASONS: ReadonlySet<RowProblemReason> = new Set<RowProblemReason>([
+  ...ROW_ERROR_REASONS,
   "missing-url",
-  "invalid-url",
-  "opaque-id-url",
-  "formula-cell",
-  "malformed-row",
-  "duplicate",
-  "duplicate-id",
 ]);
 
 /** A problem row of this file that carries the identity of an archive candidate. */

@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RetentionClient } from "../../src/api/client.js";
+import { ROW_ERROR_REASONS } from "../../src/roster/collect-roster-rows.js";
 import type { ReconcileReport } from "../../src/roster/report.js";
 import { runCli } from "../cli/cli-harness.js";
 import { type FakeSlack, startFakeSlack } from "../helpers/fake-slack.js";
@@ -104,15 +105,7 @@ async function activeSlugs(): Promise<string[]> {
 const stayingSlugs = STAYING.map((p) => p.slug).sort();
 
 function rowErrors(report: ReconcileReport): Array<readonly [number, string]> {
-  const wanted = new Set([
-    "invalid-url",
-    "opaque-id-url",
-    "formula-cell",
-    "malformed-row",
-    "duplicate",
-    "duplicate-id",
-  ]);
-  return report.rows.problems.filter((p) => wanted.has(p.reason)).map((p) => [p.line, p.reason] as const);
+  return report.rows.problems.filter((p) => ROW_ERROR_REASONS.has(p.reason)).map((p) => [p.line, p.reason] as const);
 }
 
 describe("precondition: the settings archive a genuine leaver", () => {
