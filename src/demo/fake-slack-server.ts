@@ -1,6 +1,7 @@
 import { once } from "node:events";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { Rng } from "../emulator/rng.js";
 
 /**
  * A local Slack Web API server on 127.0.0.1: the demo's Slack sink and the tests' fake Slack. It speaks the wire format
@@ -128,18 +129,6 @@ function decodeArgs(raw: string, contentType: string): Record<string, unknown> {
   return args;
 }
 
-/** mulberry32: a tiny seeded generator, so a run's injected faults can be replayed. */
-function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** Starts the fake Slack Web API on 127.0.0.1 with an ephemeral port. */
 export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<FakeSlack> {
   const token = options.token ?? "xoxb-fake-slack-token-0001";
@@ -151,7 +140,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
   let outage: false | "http" | "reset" = false;
   let rateLimit: FakeSlackRateLimit | null = null;
   let rateWindow: number[] = [];
-  let faults: { settings: FakeSlackFaults; random: () => number } | null = null;
+  let faults: { settings: FakeSlackFaults; rng: Rng } | null = null;
   let tsCounter = 0;
   let channelCounter = 0;
 
@@ -322,7 +311,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
   function rolled(method: string): Answer | "reset" | undefined {
     if (!faults || (faults.settings.method !== undefined && faults.settings.method !== method)) return undefined;
     const { errorRate = 0, rateLimitRate = 0, resetRate = 0, retryAfter = 1 } = faults.settings;
-    const roll = faults.random();
+    const roll = faults.rng.next();
     if (roll < errorRate) {
       const status = roll < errorRate / 2 ? 500 : 503;
       return { status, body: { ok: false, error: `http_${status}` } };
@@ -409,7 +398,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
       rateWindow = [];
     },
     setFaults(settings) {
-      faults = settings ? { settings, random: seededRandom(settings.seed ?? 1) } : null;
+      faults = settings ? { settings, rng: new Rng(settings.seed ?? 1) } : null;
     },
     async close() {
       server.closeAllConnections();

@@ -134,9 +134,7 @@ export class Outbox {
   }
 
   private async markReplaced(entries: readonly OutboxEntry[], nowMs: number): Promise<void> {
-    for (const entry of entries) {
-      await this.namespace.set<SentMark>(entry.id, { sentAt: nowMs }, this.sentRetentionMs);
-    }
+    for (const entry of entries) await this.markDone(entry, nowMs);
   }
 
   async size(): Promise<number> {
@@ -151,7 +149,12 @@ export class Outbox {
 
   /** The one write between Slack's answer and safety: it must stay a single small write. */
   async markSent(entry: OutboxEntry): Promise<void> {
-    await this.namespace.set<SentMark>(entry.id, { sentAt: Date.now() }, this.sentRetentionMs);
+    await this.markDone(entry, Date.now());
+  }
+
+  /** Replaces an entry by its sent mark: done, and not to be queued again for a while. */
+  private async markDone(entry: OutboxEntry, nowMs: number): Promise<void> {
+    await this.namespace.set<SentMark>(entry.id, { sentAt: nowMs }, this.sentRetentionMs);
   }
 
   async markFailed(entry: OutboxEntry, error: string): Promise<void> {
@@ -161,7 +164,7 @@ export class Outbox {
 
   /** Drops an entry that can never be delivered (a manager without a Slack account); it is not queued again. */
   async discard(entry: OutboxEntry): Promise<void> {
-    await this.namespace.set<SentMark>(entry.id, { sentAt: Date.now() }, this.sentRetentionMs);
+    await this.markDone(entry, Date.now());
   }
 }
 

@@ -8,6 +8,7 @@
  * `RESILIENCE_LONG=1` runs 100 kills instead of 20; `RESILIENCE_SEED=N` replays a sequence.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Rng } from "../../src/emulator/rng.js";
 import { bundleEntry } from "../helpers/bundle-entry.js";
 import { type DaemonProcess, logLines, spawnDaemon } from "../helpers/daemon-process.js";
 import { type DaemonWorld, startDaemonWorld } from "../helpers/daemon-world.js";
@@ -38,18 +39,6 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(async () => world.close());
 
-/** mulberry32, so a failing sequence of kill points can be replayed with RESILIENCE_SEED. */
-function seeded(seed: number): (n: number) => number {
-  let a = seed >>> 0;
-  return (n) => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return Math.floor((((t ^ (t >>> 14)) >>> 0) / 4294967296) * n);
-  };
-}
-
 async function writeRequests(): Promise<number> {
   return (await world.emulator.control.requests()).filter((r) => r.method !== "GET").length;
 }
@@ -61,7 +50,8 @@ describe("SIGKILL at random points of reconcile and alert passes", () => {
     `${KILLS} kills and restarts, then one clean run: roster as planned, no duplicate, no alert lost`,
     async () => {
       const { emulator, slack, files } = world;
-      const random = seeded(SEED);
+      // Seeded, so a failing sequence of kill points can be replayed with RESILIENCE_SEED.
+      const rng = new Rng(SEED);
       // Every API answer takes 25 ms, so a reconcile spans a second or two of killable time.
       await emulator.control.faults({ latencyMs: 25 });
       // The long variant adds over 1,000 people in a day: past the emulator's default row allowance.
@@ -100,7 +90,7 @@ describe("SIGKILL at random points of reconcile and alert passes", () => {
         const postsBefore = slack.posted().length;
         const waveDue = [...scenario.raised.values()].reduce((sum, n) => sum + n, 0);
         const proc: DaemonProcess = await spawnDaemon(cli, env);
-        const after = random(4);
+        const after = rng.int(4);
         await eventually(
           async () =>
             target === "reconcile"
@@ -108,7 +98,7 @@ describe("SIGKILL at random points of reconcile and alert passes", () => {
               : slack.posted().length - postsBefore >= after,
           10_000,
         );
-        await sleep(random(40));
+        await sleep(rng.int(40));
         const stillReconciling = !proc.output().includes('"msg":"reconcile finished"');
         const tally = checkDelivery(scenario.raised, slack);
         const undelivered = tally.lost.length > 0 && waveDue > 0;
