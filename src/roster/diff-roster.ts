@@ -11,28 +11,31 @@ export interface ServicePerson {
 }
 
 /** A person the HRIS wants on the roster, tracked or not per `roster.untrackedDepartments`. */
-export interface DesiredPerson extends RosterPerson {
-  readonly tracked: boolean;
-}
+export type DesiredPerson = RosterPerson;
 
-/** What the reconcile job remembers between files (kept in the store, namespace `roster.memory`). */
+/**
+ * What the reconcile job remembers between files (kept in the store, namespace `roster.memory`, in
+ * the form of stored-roster-memory). Sets and maps: a run looks up every person of the file in them.
+ */
 export interface RosterMemory {
   /** Fingerprint of the last file counted: re-running the same export is not another missing run. */
   readonly lastFingerprint?: string;
   /** Profile URLs seen in any HRIS file: the others came to the service through other doors. */
-  readonly seen: Readonly<Record<string, true>>;
+  readonly seen: ReadonlySet<string>;
   /** Consecutive files a roster person has been missing from. */
-  readonly missing: Readonly<Record<string, number>>;
+  readonly missing: ReadonlyMap<string, number>;
   /** When each archived person was first seen archived (for the opt-in erase). */
-  readonly archivedAt: Readonly<Record<string, string>>;
-  /**
-   * Employee id and work email of the row each profile URL was last seen on: ties a row whose URL
-   * broke to the person. Optional: memories saved before it existed read as knowing no one.
-   */
-  readonly identities?: Readonly<Record<string, RowIdentity>>;
+  readonly archivedAt: ReadonlyMap<string, string>;
+  /** Employee id and work email of the row each profile URL was last seen on: ties a row whose URL broke to the person. */
+  readonly identities: ReadonlyMap<string, RowIdentity>;
 }
 
-export const EMPTY_MEMORY: RosterMemory = { seen: {}, missing: {}, archivedAt: {} };
+export const EMPTY_MEMORY: RosterMemory = Object.freeze({
+  seen: new Set<string>(),
+  missing: new Map<string, number>(),
+  archivedAt: new Map<string, string>(),
+  identities: new Map<string, RowIdentity>(),
+});
 
 export interface DiffRules {
   readonly untrackedDepartments: readonly string[];
@@ -63,15 +66,6 @@ export interface RosterDiff {
   readonly currentTracked: number;
 }
 
-/** Marks each HRIS person tracked or untracked by department. */
-export function desiredPeople(
-  people: readonly RosterPerson[],
-  untrackedDepartments: readonly string[],
-): DesiredPerson[] {
-  const untracked = new Set(untrackedDepartments.map((d) => d.trim().toLowerCase()));
-  return people.map((p) => ({ ...p, tracked: !untracked.has(p.department?.trim().toLowerCase() ?? "\u0000") }));
-}
-
 /**
  * The memory after this file: counts go up once per new file (fingerprint), reset for people back
  * in the file, archive times are noted and row identities remembered. Pure; `now` is passed in.
@@ -87,25 +81,38 @@ export function advanceMemory(
   now: Date,
 ): RosterMemory {
   const newFile = memory.lastFingerprint !== file.fingerprint;
-  const seen: Record<string, true> = { ...memory.seen };
-  if (newFile) for (const p of [...file.desired, ...file.known]) seen[p.profileUrl] = true;
-  const desired = new Set(file.desired.map((p) => p.profileUrl));
-  const missing: Record<string, number> = {};
-  const archivedAt: Record<string, string> = {};
+  const desired = new Set<string>();
+  for (const p of file.desired) desired.add(p.profileUrl);
+  const missing = new Map<string, number>();
   for (const person of current) {
     const url = person.profileUrl;
-    if (person.archived) {
-      archivedAt[url] = memory.archivedAt[url] ?? now.toISOString();
-      continue;
-    }
-    if (desired.has(url)) continue;
-    const before = memory.missing[url] ?? 0;
-    if (newFile || before > 0) missing[url] = newFile ? before + 1 : before;
+    if (person.archived || desired.has(url)) continue;
+    const before = memory.missing.get(url) ?? 0;
+    if (newFile) missing.set(url, before + 1);
+    else if (before > 0) missing.set(url, before);
   }
-  const identities = newFile
-    ? rememberIdentities(memory.identities ?? {}, [...file.desired, ...file.known], current)
-    : (memory.identities ?? {});
-  return { lastFingerprint: file.fingerprint, seen, missing, archivedAt, identities };
+  const archivedAt = archiveTimes(memory, current, now);
+  if (!newFile) return { ...memory, missing, archivedAt };
+  const seen = new Set(memory.seen);
+  for (const url of desired) seen.add(url);
+  for (const p of file.known) seen.add(p.profileUrl);
+  return {
+    lastFingerprint: file.fingerprint,
+    seen,
+    missing,
+    archivedAt,
+    identities: rememberIdentities(memory.identities, [file.desired, file.known], current),
+  };
+}
+
+/** When each archived person on the service was first seen archived: remembered, else now. */
+function archiveTimes(memory: RosterMemory, current: readonly ServicePerson[], now: Date): Map<string, string> {
+  const archivedAt = new Map<string, string>();
+  const stamp = now.toISOString();
+  for (const person of current) {
+    if (person.archived) archivedAt.set(person.profileUrl, memory.archivedAt.get(person.profileUrl) ?? stamp);
+  }
+  return archivedAt;
 }
 
 /**
@@ -143,7 +150,7 @@ export function diffRoster(input: {
   const archive: Array<{ id: number; profileUrl: string; tracked: boolean; missingRuns: number }> = [];
   const erase: Array<{ id: number; profileUrl: string; archivedSince: string }> = [];
   const held: HeldArchive[] = [];
-  const brokenRowsOf = brokenRowMatcher(input.brokenRows ?? [], memory.identities ?? {});
+  const brokenRowsOf = brokenRowMatcher(input.brokenRows ?? [], memory.identities);
   let waiting = 0;
   let unknown = 0;
   let currentActive = 0;
@@ -151,9 +158,9 @@ export function diffRoster(input: {
   const eraseBefore =
     rules.eraseArchivedAfterDays === undefined ? undefined : now.getTime() - rules.eraseArchivedAfterDays * 86_400_000;
   for (const person of byUrl.values()) {
-    const ours = memory.seen[person.profileUrl] === true || rules.archiveUnknown;
+    const ours = rules.archiveUnknown || memory.seen.has(person.profileUrl);
     if (person.archived) {
-      const since = memory.archivedAt[person.profileUrl];
+      const since = memory.archivedAt.get(person.profileUrl);
       if (
         ours &&
         eraseBefore !== undefined &&
@@ -172,7 +179,7 @@ export function diffRoster(input: {
       unknown += 1;
       continue;
     }
-    const missingRuns = memory.missing[person.profileUrl] ?? 0;
+    const missingRuns = memory.missing.get(person.profileUrl) ?? 0;
     if (missingRuns < rules.archiveAfterMissingRuns) {
       waiting += 1;
       continue;

@@ -41,10 +41,10 @@ function indexBy(problems: readonly RowProblem[], key: "employeeId" | "email"): 
   return out;
 }
 
-function shared(identities: Readonly<Record<string, RowIdentity>>, key: "employeeId" | "email"): Set<string> {
+function shared(identities: ReadonlyMap<string, RowIdentity>, key: "employeeId" | "email"): Set<string> {
   const once = new Set<string>();
   const twice = new Set<string>();
-  for (const identity of Object.values(identities)) {
+  for (const identity of identities.values()) {
     const value = identity[key];
     if (value === undefined) continue;
     if (once.has(value)) twice.add(value);
@@ -60,13 +60,13 @@ function shared(identities: Readonly<Record<string, RowIdentity>>, key: "employe
  */
 export function brokenRowMatcher(
   problems: readonly RowProblem[],
-  identities: Readonly<Record<string, RowIdentity>>,
+  identities: ReadonlyMap<string, RowIdentity>,
 ): (profileUrl: string) => HeldRow[] {
   const byKey = { employeeId: indexBy(problems, "employeeId"), email: indexBy(problems, "email") };
   if (byKey.employeeId.size === 0 && byKey.email.size === 0) return () => [];
   const ambiguous = { employeeId: shared(identities, "employeeId"), email: shared(identities, "email") };
   return (profileUrl) => {
-    const identity = identities[profileUrl];
+    const identity = identities.get(profileUrl);
     if (!identity) return [];
     const rows = new Map<number, HeldRow>();
     for (const by of ["employeeId", "email"] as const) {

@@ -17,6 +17,7 @@ const JSON_WRAPPERS = ["employees", "workers", "people", "data", "records"] as c
 export interface JsonRosterOptions {
   readonly mapping: ColumnMapping;
   readonly include: IncludeRules;
+  readonly untrackedDepartments?: readonly string[] | undefined;
   readonly now: Date;
 }
 
@@ -66,7 +67,7 @@ function collectRecords(
   }
   const columns = records.length === 0 ? {} : requireProfileColumn(file, headers, options.mapping);
   const used = Object.values(columns);
-  const collector = new RosterRowCollector(columns, options.include, options.now);
+  const collector = new RosterRowCollector(columns, options.include, options.now, options.untrackedDepartments);
   for (const { line, value } of records) {
     if (value === null || typeof value !== "object" || Array.isArray(value)) {
       collector.reject(line, `${unit} ${line} is ${kindOf(value)}, not an object with fields`);

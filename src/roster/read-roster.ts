@@ -25,6 +25,8 @@ export interface ReadRosterOptions {
   readonly format?: Config["roster"]["format"];
   readonly mapping?: "generic" | "bamboohr" | "workday" | ColumnMapping;
   readonly include: IncludeRules;
+  /** People of these departments are on the roster untracked (`roster.untrackedDepartments`). */
+  readonly untrackedDepartments?: readonly string[] | undefined;
   readonly now: Date;
 }
 
@@ -59,7 +61,12 @@ export async function readRoster(options: ReadRosterOptions): Promise<RosterFile
   const mapping = mappingFor(options.mapping ?? "generic");
   const hash = createHash("sha256");
   let parsed: Parsed;
-  const jsonOptions = { mapping, include: options.include, now: options.now };
+  const jsonOptions = {
+    mapping,
+    include: options.include,
+    untrackedDepartments: options.untrackedDepartments,
+    now: options.now,
+  };
   if (format === "csv") parsed = await readCsv(file, head, mapping, options, hash);
   else if (format === "ndjson") parsed = { rows: await readNdjsonRoster(file, jsonOptions, hash), notices: [] };
   else {
@@ -217,7 +224,8 @@ async function readCsv(
   const delimiter = sniffDelimiter(head);
   if (delimiter !== ",")
     notices.push(`the file is ${DELIMITER_NAMES[delimiter]}-separated, not comma-separated; read it as such`);
-  const source = createReadStream(file, { highWaterMark: 1 << 20 });
+  // The default 64 KiB chunks: with 1 MiB ones csv-parse spends a third more time moving buffers.
+  const source = createReadStream(file);
   const parser = parse({
     bom: true,
     delimiter,
@@ -265,7 +273,12 @@ async function readCsv(
         if (record.some((h) => /linkedin\.com\/|^https?:\/\//i.test(h.trim()))) {
           throw new RosterFileError(file, "starts with data, not a header row; add a header line naming the columns");
         }
-        collector = new RosterRowCollector(requireProfileColumn(file, record, mapping), options.include, options.now);
+        collector = new RosterRowCollector(
+          requireProfileColumn(file, record, mapping),
+          options.include,
+          options.now,
+          options.untrackedDepartments,
+        );
         headerCells = record.length;
         continue;
       }

@@ -5,17 +5,10 @@ import type { Billing } from "../api/schemas.js";
 import type { Config } from "../config/schema.js";
 import { ConfigError, EXIT_PARTIAL, PaymentRequiredError } from "../errors.js";
 import type { Logger } from "../logger.js";
-import type { StateStore } from "../store/state-store.js";
+import type { KeyValueNamespace, StateStore } from "../store/state-store.js";
 import { type ApplyResult, applyPlan, type JournalEntry } from "./apply-plan.js";
 import { canonicalProfileUrl } from "./canonical-profile-url.js";
-import {
-  advanceMemory,
-  desiredPeople,
-  diffRoster,
-  EMPTY_MEMORY,
-  type RosterMemory,
-  type ServicePerson,
-} from "./diff-roster.js";
+import { advanceMemory, diffRoster, EMPTY_MEMORY, type RosterMemory, type ServicePerson } from "./diff-roster.js";
 import { type PlanStep, planReconcile } from "./plan-reconcile.js";
 import { type RosterFile, readRoster } from "./read-roster.js";
 import {
@@ -28,6 +21,7 @@ import {
   reportedProblems,
 } from "./report.js";
 import { seatBudget } from "./seat-budget.js";
+import { parseStoredMemory, storedMemory } from "./stored-roster-memory.js";
 
 export interface ReconcileDeps {
   readonly config: Config;
@@ -50,6 +44,20 @@ export interface ReconcileOptions {
 }
 
 const PAGE_SIZE = 100;
+
+/**
+ * The remembered roster state. One that cannot be read (a damaged or hand-edited store) is
+ * replaced by an empty one, which errs on the safe side: nobody is archived for a memory that was lost.
+ */
+async function loadMemory(memoryNs: KeyValueNamespace, logger: Logger): Promise<RosterMemory> {
+  const stored = parseStoredMemory(await memoryNs.get<unknown>("state"));
+  if (stored.ok) return stored.memory;
+  logger.warn(
+    { component: "reconcile", namespace: "roster.memory", problem: stored.problem },
+    "the remembered roster state is unreadable and starts again empty: missing counts restart (archives come later, never sooner), and people on the service but not in this file count as from other sources (left alone unless roster.archiveUnknown)",
+  );
+  return EMPTY_MEMORY;
+}
 
 async function readServiceRoster(
   client: ReconcileDeps["client"],
@@ -90,6 +98,7 @@ export async function reconcileOnce(deps: ReconcileDeps, options: ReconcileOptio
     format: rules.format,
     mapping: rules.mapping,
     include: rules.include,
+    untrackedDepartments: rules.untrackedDepartments,
     now: started,
   });
   const journalNs = store.namespace("roster.journal");
@@ -123,8 +132,8 @@ export async function reconcileOnce(deps: ReconcileDeps, options: ReconcileOptio
       "interrupted chunk reconciled",
     );
   }
-  const memory = (await memoryNs.get<RosterMemory>("state")) ?? EMPTY_MEMORY;
-  const desired = desiredPeople(roster.people, rules.untrackedDepartments);
+  const memory = await loadMemory(memoryNs, logger);
+  const desired = roster.people;
   const advanced = advanceMemory(
     memory,
     { fingerprint: roster.fingerprint, desired, known: roster.excluded },
@@ -148,7 +157,7 @@ export async function reconcileOnce(deps: ReconcileDeps, options: ReconcileOptio
 
   let applied: ApplyResult | undefined;
   if (!options.dryRun) {
-    await memoryNs.set("state", advanced);
+    await memoryNs.set("state", storedMemory(advanced));
     applied = await applyPlan(plan, {
       client,
       journal: journalNs,
@@ -160,12 +169,12 @@ export async function reconcileOnce(deps: ReconcileDeps, options: ReconcileOptio
       ...(options.onProgress ? { onProgress: options.onProgress } : {}),
     });
     requests += applied.writeRequests;
-    const archivedAt = { ...advanced.archivedAt };
+    const archivedAt = new Map(advanced.archivedAt);
     for (const step of plan.steps) {
-      if (step.kind === "archive") archivedAt[step.url] ??= now().toISOString();
-      if (step.kind === "erase" || step.kind === "revive") delete archivedAt[step.url];
+      if (step.kind === "archive" && !archivedAt.has(step.url)) archivedAt.set(step.url, now().toISOString());
+      if (step.kind === "erase" || step.kind === "revive") archivedAt.delete(step.url);
     }
-    await memoryNs.set("state", { ...advanced, archivedAt });
+    await memoryNs.set("state", storedMemory({ ...advanced, archivedAt }));
   }
 
   const deferred = [...plan.deferred, ...(applied?.deferred ?? [])];

@@ -31,26 +31,27 @@ export interface IdentifiedRow {
  * memory grow forever. Pure.
  */
 export function rememberIdentities(
-  previous: Readonly<Record<string, RowIdentity>>,
-  rows: readonly IdentifiedRow[],
+  previous: ReadonlyMap<string, RowIdentity>,
+  rowLists: ReadonlyArray<readonly IdentifiedRow[]>,
   onService: readonly { readonly profileUrl: string }[],
-): Record<string, RowIdentity> {
-  const out: Record<string, RowIdentity> = {};
-  const remembered = Object.keys(previous);
-  if (remembered.length > 0) {
+): Map<string, RowIdentity> {
+  const out = new Map<string, RowIdentity>();
+  if (previous.size > 0) {
     const keep = new Set<string>();
     for (const person of onService) keep.add(person.profileUrl);
-    for (const row of rows) keep.add(row.profileUrl);
-    for (const url of remembered) {
-      const identity = previous[url];
-      if (identity !== undefined && keep.has(url)) out[url] = identity;
-    }
+    for (const rows of rowLists) for (const row of rows) keep.add(row.profileUrl);
+    for (const [url, identity] of previous) if (keep.has(url)) out.set(url, identity);
   }
-  for (const row of rows) {
-    const before = out[row.profileUrl];
-    const employeeId = row.employeeId === "" ? undefined : row.employeeId;
-    const merged = rowIdentity(employeeId ?? before?.employeeId, row.email?.trim() ? row.email : before?.email);
-    if (merged.employeeId !== undefined || merged.email !== undefined) out[row.profileUrl] = merged;
+  for (const rows of rowLists) {
+    for (const row of rows) {
+      const before = out.get(row.profileUrl);
+      const employeeId = row.employeeId === "" ? undefined : row.employeeId;
+      const merged = rowIdentity(employeeId ?? before?.employeeId, row.email?.trim() ? row.email : before?.email);
+      if (merged.employeeId === undefined && merged.email === undefined) continue;
+      // Unchanged identities keep their object: a steady roster allocates nothing here.
+      const same = before !== undefined && before.employeeId === merged.employeeId && before.email === merged.email;
+      out.set(row.profileUrl, same ? before : merged);
+    }
   }
   return out;
 }

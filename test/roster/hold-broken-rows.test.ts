@@ -14,6 +14,7 @@ import { HELD_FINDINGS_LIMIT } from "../../src/roster/hold-broken-rows.js";
 import { type PlanRules, planReconcile } from "../../src/roster/plan-reconcile.js";
 import { readRoster } from "../../src/roster/read-roster.js";
 import { seatBudget } from "../../src/roster/seat-budget.js";
+import { parseStoredMemory } from "../../src/roster/stored-roster-memory.js";
 import { rosterDir } from "../helpers/roster-files.js";
 
 const now = new Date("2026-11-23T10:00:00Z");
@@ -72,7 +73,7 @@ describe("reconcile memory: row identities", () => {
   it("remembers employee id and lower-cased email per profile URL, for desired and known rows, once per new file", () => {
     const known = [{ profileUrl: url(9), employeeId: "E9", email: "Left@Example.com" }];
     const m = advanceMemory(EMPTY_MEMORY, { fingerprint: "a", desired: staff, known }, current, now);
-    expect(m.identities).toEqual({
+    expect(Object.fromEntries(m.identities)).toEqual({
       [url(0)]: { employeeId: "E0" },
       [url(1)]: { employeeId: "E1", email: "p1@example.com" },
       [url(2)]: { employeeId: "E2" },
@@ -91,13 +92,13 @@ describe("reconcile memory: row identities", () => {
 
   it("keeps a remembered field a new row leaves empty, and forgets URLs neither in the file nor on the service", () => {
     const m1 = afterFiles(EMPTY_MEMORY, [[...staff, person(7, { employeeId: "E7" })]], current);
-    expect(m1.identities?.[url(7)]).toEqual({ employeeId: "E7" });
+    expect(m1.identities.get(url(7))).toEqual({ employeeId: "E7" });
     const m2 = afterFiles(m1, [[person(1, { email: "new@example.com" }), person(0)]], current);
-    expect(m2.identities?.[url(1)]).toEqual({ employeeId: "E1", email: "new@example.com" });
-    expect(m2.identities?.[url(0)]).toEqual({ employeeId: "E0" });
+    expect(m2.identities.get(url(1))).toEqual({ employeeId: "E1", email: "new@example.com" });
+    expect(m2.identities.get(url(0))).toEqual({ employeeId: "E0" });
     // p-7 was never added to the service and is not in this file: nothing can archive them.
-    expect(m2.identities).not.toHaveProperty(url(7));
-    expect(m2.identities).toHaveProperty(url(4));
+    expect(m2.identities.has(url(7))).toBe(false);
+    expect(m2.identities.has(url(4))).toBe(true);
   });
 });
 
@@ -165,12 +166,12 @@ describe("diffRoster: archives held for broken rows", () => {
     const held = diffRoster({ desired: others, brokenRows, current, memory: m1, rules, now });
     expect(held.held.map((h) => h.profileUrl)).toEqual([url(0)]);
     expect(held.archive).toEqual([]);
-    expect(m1.missing[url(0)]).toBe(1);
+    expect(m1.missing.get(url(0))).toBe(1);
 
     const fixed = advanceMemory(m1, { fingerprint: "fixed", desired: staff, known: [] }, current, now);
     const nothing = diffRoster({ desired: staff, current, memory: fixed, rules, now });
     expect([nothing.archive, nothing.held, nothing.add]).toEqual([[], [], []]);
-    expect(fixed.missing).toEqual({});
+    expect(fixed.missing.size).toBe(0);
 
     const removed = advanceMemory(m1, { fingerprint: "removed", desired: others, known: [] }, current, now);
     const archived = diffRoster({ desired: others, brokenRows: [], current, memory: removed, rules, now });
@@ -212,17 +213,21 @@ describe("diffRoster: archives held for broken rows", () => {
   });
 
   it("works from a memory saved before identities existed: nobody is held until a file records them", () => {
-    const old = JSON.parse(
-      JSON.stringify({ lastFingerprint: "x", seen: { [url(0)]: true }, missing: { [url(0)]: 3 }, archivedAt: {} }),
-    ) as RosterMemory;
+    const stored = parseStoredMemory(
+      JSON.parse(
+        JSON.stringify({ lastFingerprint: "x", seen: { [url(0)]: true }, missing: { [url(0)]: 3 }, archivedAt: {} }),
+      ),
+    );
+    if (!stored.ok) throw new Error(stored.problem);
+    const old = stored.memory;
     const brokenRows = [problem(5, "invalid-url", { employeeId: "E0" })];
     const service = [live(0)];
     const before = diffRoster({ desired: [], brokenRows, current: service, memory: old, rules, now });
     expect(before.archive.map((a) => a.profileUrl)).toEqual([url(0)]);
     expect(before.held).toEqual([]);
     const recorded = afterFiles(old, [[person(0, { employeeId: "E0" })]], service);
-    expect(recorded.identities).toEqual({ [url(0)]: { employeeId: "E0" } });
-    expect(recorded.missing).toEqual({});
+    expect(Object.fromEntries(recorded.identities)).toEqual({ [url(0)]: { employeeId: "E0" } });
+    expect(recorded.missing.size).toBe(0);
     const broken = afterFiles(recorded, [[]], service);
     const after = diffRoster({ desired: [], brokenRows, current: service, memory: broken, rules, now });
     expect(after.held.map((h) => h.profileUrl)).toEqual([url(0)]);

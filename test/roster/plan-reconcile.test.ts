@@ -90,7 +90,7 @@ function setup(s: Scenario) {
     tracked: c.tracked && !c.archived,
     archived: c.archived,
   }));
-  const memory = { ...EMPTY_MEMORY, seen: Object.fromEntries(current.map((c) => [c.profileUrl, true as const])) };
+  const memory = { ...EMPTY_MEMORY, seen: new Set(current.map((c) => c.profileUrl)) };
   const counted = advanceMemory(memory, { fingerprint: "f1", desired, known: [] }, current, now);
   const b = billing(s.trial ? { trial: true, seatsLeft: s.left } : { left: s.left });
   const budget = seatBudget({ billing: b, maxSeats: s.maxSeats, maxMonthlyUsd: s.maxMonthlyUsd, now });
@@ -196,7 +196,7 @@ describe("planReconcile", () => {
     const desired: DesiredPerson[] = current
       .slice(0, 7)
       .map((c, index) => ({ line: index + 2, index, profileUrl: c.profileUrl, tracked: true }));
-    const seen = { ...EMPTY_MEMORY, seen: Object.fromEntries(current.map((c) => [c.profileUrl, true as const])) };
+    const seen = { ...EMPTY_MEMORY, seen: new Set(current.map((c) => c.profileUrl)) };
     const twoRuns = { ...diffRules, archiveAfterMissingRuns: 2 };
     const m1 = advanceMemory(seen, { fingerprint: "a", desired, known: [] }, current, now);
     const d1 = diffRoster({ desired, current, memory: m1, rules: twoRuns, now });
@@ -228,9 +228,9 @@ describe("planReconcile", () => {
     ];
     const memory = {
       ...EMPTY_MEMORY,
-      seen: { [url(2)]: true as const },
-      missing: { [url(1)]: 5 },
-      archivedAt: { [url(2)]: "2026-01-01T00:00:00Z" },
+      seen: new Set([url(2)]),
+      missing: new Map([[url(1), 5]]),
+      archivedAt: new Map([[url(2), "2026-01-01T00:00:00Z"]]),
     };
     const plain = diffRoster({ desired: [], current, memory, rules: diffRules, now });
     expect(plain.unknown).toBe(1);

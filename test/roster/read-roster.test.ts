@@ -136,6 +136,29 @@ describe("readRoster: CSV", () => {
     expect(roster.problems.map((p) => p.reason)).toEqual(["out-of-scope", "out-of-scope", "terminated"]);
   });
 
+  it("marks people of roster.untrackedDepartments untracked, whatever the case and spacing, in CSV and JSON", async () => {
+    const csv =
+      "networkUrl,department\nlinkedin.com/in/aaa-1,Eng\nlinkedin.com/in/aaa-2, Support \nlinkedin.com/in/aaa-3,SUPPORT\nlinkedin.com/in/aaa-4,\n";
+    const untrackedDepartments = [" support"];
+    const roster = await read("untracked.csv", csv, { untrackedDepartments });
+    expect(roster.people.map((p) => [p.profileUrl, p.department, p.tracked])).toEqual([
+      [canonicalUrl("aaa-1"), "Eng", true],
+      [canonicalUrl("aaa-2"), "Support", false],
+      [canonicalUrl("aaa-3"), "SUPPORT", false],
+      [canonicalUrl("aaa-4"), undefined, true],
+    ]);
+    const json = JSON.stringify([{ linkedin: "linkedin.com/in/bbb-1", department: "Support" }]);
+    expect((await read("untracked.json", json, { untrackedDepartments })).people[0]?.tracked).toBe(false);
+    expect((await read("tracked.csv", csv)).people.every((p) => p.tracked)).toBe(true);
+  });
+
+  it("keeps every value of a column that stops repeating (more distinct titles than are shared)", async () => {
+    const people = makePeople(25_000).map((p, i) => ({ ...p, title: `Title ${i}`, department: i % 2 ? "Eng" : "Ops" }));
+    const roster = await read("titles.csv", toCsv(people));
+    expect(roster.people.map((p) => p.title)).toEqual(people.map((p) => p.title));
+    expect(roster.people.map((p) => p.department)).toEqual(people.map((p) => p.department));
+  });
+
   it("parses 100,000 rows", async () => {
     const roster = await read("big.csv", toCsv(makePeople(100_000)));
     expect(roster.people).toHaveLength(100_000);

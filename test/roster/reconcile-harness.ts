@@ -1,7 +1,7 @@
 import { RetentionClient } from "../../src/api/client.js";
 import { type ConfigInput, configSchema } from "../../src/config/schema.js";
 import { type EmulatorHandle, startEmulator } from "../../src/emulator/start-emulator.js";
-import { silentLogger } from "../../src/logger.js";
+import { type Logger, silentLogger } from "../../src/logger.js";
 import { type ReconcileOptions, reconcileOnce } from "../../src/roster/reconcile-once.js";
 import type { ReconcileReport } from "../../src/roster/report.js";
 import { openStateStore, type StateStore } from "../../src/store/state-store.js";
@@ -16,7 +16,7 @@ export interface Harness {
   readonly store: StateStore;
   readonly files: Awaited<ReturnType<typeof rosterDir>>;
   control(path: string, body?: unknown): Promise<unknown>;
-  reconcile(file: string, roster?: RosterInput, options?: ReconcileOptions): Promise<ReconcileReport>;
+  reconcile(file: string, roster?: RosterInput, options?: ReconcileOptions, logger?: Logger): Promise<ReconcileReport>;
   /** Write requests (POST/PATCH/DELETE under /api/v1) the emulator received since the last call. */
   takeWrites(): Promise<Array<{ method: string; path: string; status: number }>>;
   roster(): Promise<Array<{ networkUrl: string; tracked: boolean; status: string }>>;
@@ -50,7 +50,7 @@ export async function startHarness(): Promise<Harness> {
     store,
     files,
     control,
-    reconcile: (file, roster = {}, options = {}) =>
+    reconcile: (file, roster = {}, options = {}, logger = silentLogger()) =>
       reconcileOnce(
         {
           config: configSchema.parse({
@@ -59,7 +59,7 @@ export async function startHarness(): Promise<Harness> {
           }),
           client,
           store,
-          logger: silentLogger(),
+          logger,
         },
         options,
       ),

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { RosterFileError } from "../../src/errors.js";
+import { captureLogs } from "../helpers/capture-logs.js";
 import { canonicalUrl, makePeople, toCsv, toJson } from "../helpers/roster-files.js";
 import { type Harness, startHarness } from "./reconcile-harness.js";
 
@@ -161,5 +162,43 @@ describe("reconcile against the emulator", () => {
     await h.takeWrites();
     expect((await h.reconcile(file)).writeRequests).toBe(0);
     expect(await h.takeWrites()).toEqual([]);
+  });
+
+  it("goes on counting from a memory saved by an earlier release, and starts again from a damaged one", async () => {
+    const people = makePeople(40);
+    await h.reconcile(await h.files.write("v1.csv", toCsv(people)));
+    const memory = h.store.namespace("roster.memory");
+    const stored =
+      (await memory.get<{ version: number; lastFingerprint: string }>("state")) ?? expect.fail("no memory");
+    expect(stored.version).toBe(2);
+    // What releases before version 2 wrote: person-0 and person-1 already missing from one file.
+    const urls = people.map((p) => canonicalUrl(p.slug));
+    await memory.set("state", {
+      lastFingerprint: "an-older-export",
+      seen: Object.fromEntries(urls.map((u) => [u, true])),
+      missing: { [urls[0] ?? ""]: 1, [urls[1] ?? ""]: 1 },
+      archivedAt: {},
+    });
+    const second = await h.reconcile(await h.files.write("v1.csv", toCsv(people.slice(2))), {
+      archiveAfterMissingRuns: 2,
+    });
+    expect(second.removals?.map((r) => r.url).sort()).toEqual([urls[0], urls[1]]);
+
+    await memory.set("state", { version: 2, seen: "everyone" });
+    const logs = captureLogs({ level: "warn" });
+    const third = await h.reconcile(
+      await h.files.write("v1.csv", toCsv(people.slice(3))),
+      { archiveAfterMissingRuns: 2 },
+      {},
+      logs.logger,
+    );
+    // Nothing is archived on a memory that was lost: person-2, missing now, is no longer known as
+    // someone from the file, and is left alone like anyone the HRIS never listed.
+    expect(third.planned.archive).toBe(0);
+    expect(third.unknownLeftAlone).toBe(1);
+    expect(third.exitCode).toBe(0);
+    const warning = logs.records().find((r) => r.namespace === "roster.memory");
+    expect(warning?.msg).toMatch(/unreadable.*starts again empty/);
+    expect(warning?.problem).toMatch(/seen/);
   });
 });

@@ -1,0 +1,86 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { EMPTY_MEMORY, type RosterMemory } from "../../src/roster/diff-roster.js";
+import { parseStoredMemory, storedMemory } from "../../src/roster/stored-roster-memory.js";
+
+const url = fc.stringMatching(/^https:\/\/www\.linkedin\.com\/in\/[a-z0-9-]{3,12}$/);
+const identity = fc.record(
+  { employeeId: fc.string({ minLength: 1, maxLength: 8 }), email: fc.emailAddress() },
+  { requiredKeys: [] },
+);
+const memory: fc.Arbitrary<RosterMemory> = fc
+  .record({
+    lastFingerprint: fc.option(fc.string({ minLength: 1 }), { nil: undefined }),
+    seen: fc.uniqueArray(url, { maxLength: 20 }),
+    missing: fc.array(fc.tuple(url, fc.nat(50)), { maxLength: 10 }),
+    archivedAt: fc.array(
+      fc.tuple(
+        url,
+        fc.date({ noInvalidDate: true }).map((d) => d.toISOString()),
+      ),
+      {
+        maxLength: 10,
+      },
+    ),
+    identities: fc.array(fc.tuple(url, identity), { maxLength: 10 }),
+  })
+  .map(({ lastFingerprint, seen, missing, archivedAt, identities }) => ({
+    ...(lastFingerprint === undefined ? {} : { lastFingerprint }),
+    seen: new Set(seen),
+    missing: new Map(missing),
+    archivedAt: new Map(archivedAt),
+    identities: new Map(identities),
+  }));
+
+function parsed(value: unknown): RosterMemory {
+  const result = parseStoredMemory(value);
+  if (!result.ok) throw new Error(result.problem);
+  return result.memory;
+}
+
+describe("stored roster memory", () => {
+  it("reads back what it stores, through JSON, for any memory", () => {
+    fc.assert(
+      fc.property(memory, (m) => {
+        expect(parsed(JSON.parse(JSON.stringify(storedMemory(m))))).toEqual(m);
+      }),
+    );
+  });
+
+  it("reads the version 1 form (objects keyed by profile URL) that earlier releases wrote", () => {
+    const v1 = {
+      lastFingerprint: "f",
+      seen: { "https://www.linkedin.com/in/aaa": true },
+      missing: { "https://www.linkedin.com/in/aaa": 2 },
+      archivedAt: { "https://www.linkedin.com/in/bbb": "2026-01-01T00:00:00.000Z" },
+    };
+    const m = parsed(v1);
+    expect([...m.seen]).toEqual(["https://www.linkedin.com/in/aaa"]);
+    expect(m.missing.get("https://www.linkedin.com/in/aaa")).toBe(2);
+    expect(m.archivedAt.get("https://www.linkedin.com/in/bbb")).toBe("2026-01-01T00:00:00.000Z");
+    expect(m.identities.size).toBe(0);
+    expect(parsed({ ...v1, identities: { "https://www.linkedin.com/in/aaa": { email: "a@x" } } }).identities).toEqual(
+      new Map([["https://www.linkedin.com/in/aaa", { email: "a@x" }]]),
+    );
+    expect(storedMemory(m).version).toBe(2);
+  });
+
+  it("is the empty memory when nothing is stored yet", () => {
+    expect(parsed(undefined)).toBe(EMPTY_MEMORY);
+  });
+
+  it("names where a damaged value is wrong", () => {
+    const damaged: Array<[unknown, RegExp]> = [
+      [{ version: 2, seen: "everyone", missing: [], archivedAt: [], identities: [] }, /^seen:/],
+      [{ version: 2, seen: [], missing: [["u", -1]], archivedAt: [], identities: [] }, /^missing\.0\.1:/],
+      [{ seen: {}, missing: { u: "three" }, archivedAt: {} }, /^missing\.u:/],
+      [{ version: 3, seen: [] }, /^version:/],
+      ["a string", /^\(top level\):/],
+    ];
+    for (const [value, where] of damaged) {
+      const result = parseStoredMemory(value);
+      expect(result.ok, JSON.stringify(value)).toBe(false);
+      if (!result.ok) expect(result.problem).toMatch(where);
+    }
+  });
+});
