@@ -18,7 +18,19 @@ export function printReport(r: BenchResults, out: NodeJS.WritableStream): void {
   parts.push(
     table(
       `Read + diff + plan (pure functions, one child process${r.readDiffPlan.every((m) => m.pinnedToOneCore) ? " pinned to one core" : ""}; target for 100,000 rows: < 2 s, < 300 MB)`,
-      ["rows", "wall", "CPU user+sys", "RSS before", "peak RSS", "adds", "revives", "archives", "deferred"],
+      [
+        "rows",
+        "wall",
+        "CPU user+sys",
+        "RSS before",
+        "peak RSS",
+        "adds",
+        "revives",
+        "archives",
+        "deferred",
+        "memory save",
+        "memory load",
+      ],
       r.readDiffPlan.map((m) => [
         fmt(m.rows),
         sec(m.wallMs),
@@ -29,6 +41,8 @@ export function printReport(r: BenchResults, out: NodeJS.WritableStream): void {
         fmt(m.planned.revive ?? 0),
         fmt(m.planned.archive ?? 0),
         fmt(m.deferred),
+        sec(m.memorySaveMs),
+        sec(m.memoryLoadMs),
       ]),
     ),
   );

@@ -1,11 +1,20 @@
-import { readFile } from "node:fs/promises";
+import { readFile, rm } from "node:fs/promises";
+import { dirname, join } from "node:path";
 import { billingSchema } from "../api/spec-records.js";
 import { configSchema } from "../config/schema.js";
-import { advanceMemory, diffRoster, EMPTY_MEMORY, type ServicePerson } from "../roster/diff-roster.js";
+import {
+  advanceMemory,
+  diffRoster,
+  EMPTY_MEMORY,
+  type RosterMemory,
+  type ServicePerson,
+} from "../roster/diff-roster.js";
 import { planReconcile } from "../roster/plan-reconcile.js";
 import { readRoster } from "../roster/read-roster.js";
 import { plannedCounts } from "../roster/report.js";
 import { seatBudget } from "../roster/seat-budget.js";
+import { parseStoredMemory, storedMemory } from "../roster/stored-roster-memory.js";
+import { openStateStore } from "../store/state-store.js";
 import { profileUrl, type RosterShape, serviceSlug } from "./roster-fixture.js";
 
 /** What one child process measured for read + diff + plan. */
@@ -19,6 +28,37 @@ export interface PlanMeasurement {
   readonly planned: Record<string, number>;
   /** Changes the seat budget held back: 0 when the allowances are raised as intended. */
   readonly deferred: number;
+  /**
+   * Outside the target, after the peak RSS above is taken: CPU time to save this run's roster
+   * memory to a SQLite state store and to load it back (as the next run does).
+   */
+  readonly memorySaveMs: number;
+  readonly memoryLoadMs: number;
+}
+
+const cpuMs = (since: NodeJS.CpuUsage): number => {
+  const used = process.cpuUsage(since);
+  return (used.user + used.system) / 1000;
+};
+
+/** Saves and loads the memory through a real state store next to the roster file. */
+async function memoryRoundTrip(memory: RosterMemory, dir: string): Promise<{ saveMs: number; loadMs: number }> {
+  const path = join(dir, `memory-${process.pid}.db`);
+  const store = await openStateStore(path);
+  try {
+    const ns = store.namespace("roster.memory");
+    const save0 = process.cpuUsage();
+    await ns.set("state", storedMemory(memory));
+    const saveMs = cpuMs(save0);
+    const load0 = process.cpuUsage();
+    const loaded = parseStoredMemory(await ns.get<unknown>("state"));
+    const loadMs = cpuMs(load0);
+    if (!loaded.ok || loaded.memory.seen.size !== memory.seen.size) throw new Error("memory round trip lost entries");
+    return { saveMs, loadMs };
+  } finally {
+    await store.close();
+    await rm(path, { force: true });
+  }
 }
 
 /**
@@ -67,6 +107,8 @@ async function main(): Promise<void> {
   const plan = planReconcile({ diff, budget, rules: { ...rules, allowMassArchive: true } });
   const wallMs = performance.now() - t0;
   const cpu = process.cpuUsage(cpu0);
+  const peakRssMb = process.resourceUsage().maxRSS / 1024;
+  const roundTrip = await memoryRoundTrip(memory, dirname(file));
   const result: PlanMeasurement = {
     rows: roster.rowCount,
     wallMs,
@@ -74,9 +116,11 @@ async function main(): Promise<void> {
     cpuSystemMs: cpu.system / 1000,
     rssBeforeMb: rssBefore / 2 ** 20,
     // resourceUsage().maxRSS is in KiB and covers the whole (short-lived) process.
-    peakRssMb: process.resourceUsage().maxRSS / 1024,
+    peakRssMb,
     planned: plannedCounts(plan),
     deferred: plan.deferred.length,
+    memorySaveMs: roundTrip.saveMs,
+    memoryLoadMs: roundTrip.loadMs,
   };
   process.stdout.write(`${JSON.stringify(result)}\n`);
 }
