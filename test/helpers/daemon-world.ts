@@ -10,12 +10,13 @@ export interface DaemonWorld {
   close(): Promise<void>;
 }
 
-export async function startDaemonWorld(): Promise<DaemonWorld> {
+export async function startDaemonWorld(options: { allowLoopbackWebhooks?: boolean } = {}): Promise<DaemonWorld> {
   const emulator = await startTestEmulator({
     seed: "empty",
     rateLimitPerMinute: 100_000,
     addHoldMs: 0,
     apiSeatsPerDay: 100_000,
+    ...(options.allowLoopbackWebhooks ? { allowLoopbackWebhooks: true } : {}),
   });
   const slack = await startFakeSlack();
   const files = await rosterDir();
