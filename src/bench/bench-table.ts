@@ -46,7 +46,8 @@ export function printReport(r: BenchResults, out: NodeJS.WritableStream): void {
       ]),
     ),
   );
-  const runs = [...r.reconcile, ...(r.paced ? [r.paced] : [])];
+  const runs = [...r.reconcile, ...r.paced];
+  const lastPaced = r.paced.at(-1);
   parts.push(
     table(
       "Reconcile against the emulator (5 % joiners, 5 % leavers, 1 % rehires)",
@@ -78,14 +79,14 @@ export function printReport(r: BenchResults, out: NodeJS.WritableStream): void {
       ]),
     ),
   );
-  if (r.paced && r.naive && r.naiveRatio) {
+  if (lastPaced && r.naive && r.naiveRatio) {
     parts.push(
       table(
         `Naive script vs retention-sync, same work (${fmt(r.naive.writes)} writes) at ${r.naive.serverLimitPerMinute}/min`,
         ["", "requests", "429s", "wall"],
         [
           ["naive fetch loop", fmt(r.naive.requestsUsed), fmt(r.naive.status429), sec(r.naive.wallMs)],
-          ["retention-sync", fmt(r.paced.requestsUsed), fmt(r.paced.status429), sec(r.paced.wallMs)],
+          ["retention-sync", fmt(lastPaced.requestsUsed), fmt(lastPaced.status429), sec(lastPaced.wallMs)],
           ["ratio naive / retention-sync", fmt(r.naiveRatio.requests, 2), "", fmt(r.naiveRatio.time, 2)],
         ],
       ),
