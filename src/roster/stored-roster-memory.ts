@@ -1,14 +1,15 @@
 import { z } from "zod";
 import { EMPTY_MEMORY, type RosterMemory } from "./diff-roster.js";
-import type { RowIdentity } from "./row-identity.js";
+import { type RowIdentity, rowIdentity } from "./row-identity.js";
 
 /**
  * The roster memory as the state store keeps it (namespace `roster.memory`, key `state`).
  *
- * Version 2 holds lists, identities as columns: for 100,000 people they load in a fraction of the
- * time that objects with 100,000 keys (or 100,000 small objects) take to parse and validate. Version 1 (no `version`, objects keyed by profile URL) is
- * what releases before it wrote, and is still read. An older release reading version 2 finds no
- * URL it knows: it counts nobody as seen or missing, so it archives no one it should not.
+ * Version 2 holds lists, and the identities as columns: for 100,000 people they load in a
+ * fraction of the time that objects with 100,000 keys (or 100,000 small objects) take to parse and
+ * validate. Version 1 (no `version`, objects keyed by profile URL) is what releases before it
+ * wrote, and is still read. An older release reading version 2 finds no URL it knows: it counts
+ * nobody as seen or missing, so it archives no one it should not.
  */
 const identitySchema = z.object({ employeeId: z.string().min(1).optional(), email: z.string().min(1).optional() });
 
@@ -39,12 +40,7 @@ const storedV2 = z.object({
     }),
 });
 
-export type StoredRosterMemory = z.infer<typeof storedV2>;
-
-function identity(employeeId: string | null | undefined, email: string | null | undefined): RowIdentity {
-  if (employeeId === undefined || employeeId === null) return email === undefined || email === null ? {} : { email };
-  return email === undefined || email === null ? { employeeId } : { employeeId, email };
-}
+type StoredRosterMemory = z.infer<typeof storedV2>;
 
 function identityColumns(identities: RosterMemory["identities"]): StoredRosterMemory["identities"] {
   const columns: StoredRosterMemory["identities"] = { profileUrl: [], employeeId: [], email: [] };
@@ -59,7 +55,7 @@ function identityColumns(identities: RosterMemory["identities"]): StoredRosterMe
 function identitiesFrom(columns: StoredRosterMemory["identities"]): Map<string, RowIdentity> {
   const out = new Map<string, RowIdentity>();
   columns.profileUrl.forEach((url, i) => {
-    out.set(url, identity(columns.employeeId[i], columns.email[i]));
+    out.set(url, rowIdentity(columns.employeeId[i] ?? undefined, columns.email[i] ?? undefined));
   });
   return out;
 }
@@ -113,7 +109,7 @@ export function parseStoredMemory(
       missing: new Map(Object.entries(stored.missing)),
       archivedAt: new Map(Object.entries(stored.archivedAt)),
       identities: new Map(
-        Object.entries(stored.identities ?? {}).map(([url, who]) => [url, identity(who.employeeId, who.email)]),
+        Object.entries(stored.identities ?? {}).map(([url, who]) => [url, rowIdentity(who.employeeId, who.email)]),
       ),
     },
   };
