@@ -10,7 +10,7 @@ import {
   type ServicePerson,
 } from "../roster/diff-roster.js";
 import { planReconcile } from "../roster/plan-reconcile.js";
-import { readRoster } from "../roster/read-roster.js";
+import { readRoster, rosterReadOptions } from "../roster/read-roster.js";
 import { plannedCounts } from "../roster/report.js";
 import { seatBudget } from "../roster/seat-budget.js";
 import { parseStoredMemory, storedMemory } from "../roster/stored-roster-memory.js";
@@ -87,14 +87,7 @@ async function main(): Promise<void> {
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   const now = new Date();
-  const roster = await readRoster({
-    file,
-    format: rules.format,
-    mapping: rules.mapping,
-    include: rules.include,
-    untrackedDepartments: rules.untrackedDepartments,
-    now,
-  });
+  const roster = await readRoster(rosterReadOptions(rules, file, now));
   const desired = roster.people;
   const memory = advanceMemory(
     EMPTY_MEMORY,

@@ -30,6 +30,18 @@ export interface ReadRosterOptions {
   readonly now: Date;
 }
 
+/** How the configured roster rules read `file`: one place, so that no reader forgets a rule. */
+export function rosterReadOptions(rules: Config["roster"], file: string, now: Date): ReadRosterOptions {
+  return {
+    file,
+    format: rules.format,
+    mapping: rules.mapping,
+    include: rules.include,
+    untrackedDepartments: rules.untrackedDepartments,
+    now,
+  };
+}
+
 /** A parsed HRIS export: people in scope, exclusions, row problems, and what identifies this file version. */
 export interface RosterFile extends RosterRows {
   readonly file: string;

@@ -10,7 +10,7 @@ import { type ApplyResult, applyPlan, type JournalEntry } from "./apply-plan.js"
 import { canonicalProfileUrl } from "./canonical-profile-url.js";
 import { advanceMemory, diffRoster, EMPTY_MEMORY, type RosterMemory, type ServicePerson } from "./diff-roster.js";
 import { type PlanStep, planReconcile } from "./plan-reconcile.js";
-import { type RosterFile, readRoster } from "./read-roster.js";
+import { type RosterFile, readRoster, rosterReadOptions } from "./read-roster.js";
 import {
   countBy,
   limitList,
@@ -93,14 +93,7 @@ export async function reconcileOnce(deps: ReconcileDeps, options: ReconcileOptio
       { path: "roster.file", message: "required: set HRIS_ROSTER_FILE (or roster.file), or pass --file" },
     ]);
   }
-  const roster = await readRoster({
-    file,
-    format: rules.format,
-    mapping: rules.mapping,
-    include: rules.include,
-    untrackedDepartments: rules.untrackedDepartments,
-    now: started,
-  });
+  const roster = await readRoster(rosterReadOptions(rules, file, started));
   const journalNs = store.namespace("roster.journal");
   const memoryNs = store.namespace("roster.memory");
   const previous = await journalNs.get<JournalEntry>("run");

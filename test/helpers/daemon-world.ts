@@ -10,6 +10,26 @@ export interface DaemonWorld {
   close(): Promise<void>;
 }
 
+/**
+ * The environment a daemon of this world runs with: the emulator's write key, the fake Slack and
+ * a state file of its own in the world's folder, plus `extra`.
+ */
+export function daemonEnv(
+  world: Pick<DaemonWorld, "emulator" | "slack" | "files">,
+  stateName: string,
+  extra: Record<string, string> = {},
+): Record<string, string> {
+  return {
+    RETENTION_API_URL: world.emulator.baseUrl,
+    RETENTION_API_KEY: world.emulator.writeKey,
+    SLACK_BOT_TOKEN: world.slack.token,
+    SLACK_API_URL: world.slack.url,
+    SLACK_CHANNEL: "#hr-alerts",
+    RETENTION_SYNC_STATE: `${world.files.dir}/${stateName}.sqlite`,
+    ...extra,
+  };
+}
+
 export async function startDaemonWorld(options: { allowLoopbackWebhooks?: boolean } = {}): Promise<DaemonWorld> {
   const emulator = await startTestEmulator({
     seed: "empty",

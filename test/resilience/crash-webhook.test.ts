@@ -14,7 +14,7 @@ import { RetentionClient } from "../../src/api/client.js";
 import { Rng } from "../../src/emulator/rng.js";
 import { bundleEntry } from "../helpers/bundle-entry.js";
 import { type DaemonProcess, logLines, spawnDaemon } from "../helpers/daemon-process.js";
-import { type DaemonWorld, startDaemonWorld } from "../helpers/daemon-world.js";
+import { type DaemonWorld, daemonEnv, startDaemonWorld } from "../helpers/daemon-world.js";
 import { checkDelivery, eventually, type Scenario, setUpScenario, slugs } from "./support/resilience-scenario.js";
 
 const LONG = process.env.RESILIENCE_LONG === "1";
@@ -84,16 +84,10 @@ describe("SIGKILL while webhook events arrive", () => {
         poachingOpportunitySensitivity: 5,
       });
       if (!endpoint.secret) throw new Error("the emulator returned no webhook secret");
-      const env = {
-        RETENTION_API_URL: emulator.baseUrl,
-        RETENTION_API_KEY: emulator.writeKey,
-        SLACK_BOT_TOKEN: slack.token,
-        SLACK_API_URL: slack.url,
-        SLACK_CHANNEL: "#hr-alerts",
+      const env = daemonEnv(world, "crash-webhook", {
         RETENTION_WEBHOOK_SECRETS: endpoint.secret,
-        RETENTION_SYNC_STATE: `${files.dir}/crash-webhook.sqlite`,
         RETENTION_SYNC_CONFIG: await files.write("crash-webhook.yaml", configYaml(port)),
-      };
+      });
       const pool = [...slugs("own", 10, 60), ...slugs("rival", 0, 40)];
       let next = 0;
       const outputs: string[] = [];

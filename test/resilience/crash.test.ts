@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Rng } from "../../src/emulator/rng.js";
 import { bundleEntry } from "../helpers/bundle-entry.js";
 import { type DaemonProcess, logLines, spawnDaemon } from "../helpers/daemon-process.js";
-import { type DaemonWorld, startDaemonWorld } from "../helpers/daemon-world.js";
+import { type DaemonWorld, daemonEnv, startDaemonWorld } from "../helpers/daemon-world.js";
 import {
   checkDelivery,
   checkRoster,
@@ -56,19 +56,13 @@ describe("SIGKILL at random points of reconcile and alert passes", () => {
       await emulator.control.faults({ latencyMs: 25 });
       // The long variant adds over 1,000 people in a day: past the emulator's default row allowance.
       await emulator.control.billing({ rowsPerDay: 100_000 });
-      const env = {
-        RETENTION_API_URL: emulator.baseUrl,
-        RETENTION_API_KEY: emulator.writeKey,
-        SLACK_BOT_TOKEN: slack.token,
-        SLACK_API_URL: slack.url,
-        SLACK_CHANNEL: "#hr-alerts",
-        RETENTION_SYNC_STATE: `${files.dir}/crash.sqlite`,
+      const env = daemonEnv(world, "crash", {
         RETENTION_SYNC_CONFIG: await files.write(
           "crash-config.yaml",
           scenarioConfigYaml({ pollSeconds: 0.2, timeoutSeconds: 5 }),
         ),
         HRIS_ROSTER_FILE: scenario.hrisFile,
-      };
+      });
       // People who stay tracked whatever the file does (it never drops below own-59).
       const pool = [...slugs("own", 10, 60), ...slugs("rival", 0, 40)];
       let next = 0;

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ConfiguredDaemon, startConfiguredDaemon } from "../../src/commands/run.js";
 import { loadConfig } from "../../src/config/load-config.js";
 import { captureStream } from "../helpers/capture-stream.js";
-import { type DaemonWorld, startDaemonWorld } from "../helpers/daemon-world.js";
+import { type DaemonWorld, daemonEnv, startDaemonWorld } from "../helpers/daemon-world.js";
 import {
   checkDelivery,
   checkRoster,
@@ -47,15 +47,7 @@ describe("the daemon under injected API and Slack faults", () => {
     slack.setRateLimit({ method: "chat.postMessage", limit: 8, windowMs: 1_000, retryAfter: 1 });
 
     const configFile = await files.write("config.yaml", scenarioConfigYaml({ pollSeconds: 0.3, timeoutSeconds: 1 }));
-    const env = {
-      RETENTION_API_URL: emulator.baseUrl,
-      RETENTION_API_KEY: emulator.writeKey,
-      SLACK_BOT_TOKEN: slack.token,
-      SLACK_API_URL: slack.url,
-      SLACK_CHANNEL: "#hr-alerts",
-      RETENTION_SYNC_STATE: `${files.dir}/faults.sqlite`,
-      HRIS_ROSTER_FILE: scenario.hrisFile,
-    };
+    const env = daemonEnv(world, "faults", { HRIS_ROSTER_FILE: scenario.hrisFile });
     const logs = captureStream();
     const config = loadConfig({ file: configFile, env });
     let configured: ConfiguredDaemon | undefined = await startConfiguredDaemon(config, {
