@@ -84,7 +84,9 @@ describe("SIGKILL at random points of reconcile and alert passes", () => {
         const postsBefore = slack.posted().length;
         const waveDue = [...scenario.raised.values()].reduce((sum, n) => sum + n, 0);
         const proc: DaemonProcess = await spawnDaemon(cli, env);
-        const after = rng.int(4);
+        // A reconcile is killed after 0-3 writes; an alert pass after 1-3 Slack posts, so that the
+        // kill falls inside the delivery (a kill before the first post is a poll's, not a delivery's).
+        const after = target === "reconcile" ? rng.int(4) : 1 + rng.int(3);
         await eventually(
           async () =>
             target === "reconcile"
@@ -152,9 +154,10 @@ describe("SIGKILL at random points of reconcile and alert passes", () => {
       );
       expect(lastExit).toEqual({ code: 0, signal: null });
       expect(kills.total).toBe(KILLS);
-      // The kill points really landed inside the work, not only between runs.
-      expect(kills.midReconcile).toBeGreaterThanOrEqual(KILLS / 5);
-      expect(kills.midDelivery).toBeGreaterThanOrEqual(KILLS / 5);
+      // The kill points really landed inside the work, not only between runs. How many did depends
+      // on timing as well as on the seed: the floors leave room for a slow machine.
+      expect(kills.midReconcile, JSON.stringify(kills)).toBeGreaterThanOrEqual(KILLS / 10);
+      expect(kills.midDelivery, JSON.stringify(kills)).toBeGreaterThanOrEqual(KILLS / 4);
       console.info(
         `crash (seed ${SEED}): ${kills.total} SIGKILLs (${kills.midReconcile} inside a reconcile, ` +
           `${kills.midDelivery} inside an alert delivery); ${resumed} interrupted reconciles resumed, ` +
