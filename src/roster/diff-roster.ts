@@ -38,7 +38,6 @@ export const EMPTY_MEMORY: RosterMemory = Object.freeze({
 });
 
 export interface DiffRules {
-  readonly untrackedDepartments: readonly string[];
   readonly archiveUnknown: boolean;
   readonly archiveAfterMissingRuns: number;
   readonly eraseArchivedAfterDays?: number | undefined;

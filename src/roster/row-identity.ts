@@ -48,7 +48,7 @@ export function rememberIdentities(
       const employeeId = row.employeeId === "" ? undefined : row.employeeId;
       const merged = rowIdentity(employeeId ?? before?.employeeId, row.email?.trim() ? row.email : before?.email);
       if (merged.employeeId === undefined && merged.email === undefined) continue;
-      // Unchanged identities keep their object: a steady roster allocates nothing here.
+      // An unchanged identity keeps the object it had: the fresh copy dies young instead of living on.
       const same = before !== undefined && before.employeeId === merged.employeeId && before.email === merged.email;
       out.set(row.profileUrl, same ? before : merged);
     }

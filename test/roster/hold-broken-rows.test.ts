@@ -19,7 +19,7 @@ import { rosterDir } from "../helpers/roster-files.js";
 
 const now = new Date("2026-11-23T10:00:00Z");
 const url = (n: number) => `https://www.linkedin.com/in/p-${n}`;
-const rules = { untrackedDepartments: [], archiveUnknown: false, archiveAfterMissingRuns: 1 };
+const rules = { archiveUnknown: false, archiveAfterMissingRuns: 1 };
 const planRules: PlanRules = {
   priorityDepartments: [],
   maxArchivePercent: 100,

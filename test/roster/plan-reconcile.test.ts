@@ -19,7 +19,7 @@ const rules: PlanRules = {
   maxArchiveCount: 10_000,
   allowMassArchive: false,
 };
-const diffRules = { untrackedDepartments: ["Support"], archiveUnknown: false, archiveAfterMissingRuns: 1 };
+const diffRules = { archiveUnknown: false, archiveAfterMissingRuns: 1 };
 
 function billing(over: {
   status?: string;
