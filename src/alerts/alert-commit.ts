@@ -1,14 +1,16 @@
+import type { Outbox } from "../delivery/outbox.js";
 import type { Logger } from "../logger.js";
-import type { Outbox, OutboxDraft } from "../slack/outbox.js";
 import type { KeyValueNamespace } from "../store/state-store.js";
+import type { Alert } from "./alert.js";
 import type { DeliveryLedger } from "./delivery-ledger.js";
+import type { AlertDraft } from "./plan-deliveries.js";
 
 export const COMMIT_NAMESPACE = "alerts.commit";
 const PENDING_KEY = "pending";
 
 /** What one poll pass or webhook event hands over: messages to post, changes handled, cursors reached. */
 export interface AlertBatch {
-  readonly drafts: readonly OutboxDraft[];
+  readonly drafts: readonly AlertDraft[];
   readonly keys: readonly string[];
   /** Lens key -> cursor to store (poll passes only). */
   readonly cursors: Readonly<Record<string, string>>;
@@ -17,7 +19,7 @@ export interface AlertBatch {
 
 export interface AlertCommitDeps {
   readonly journal: KeyValueNamespace;
-  readonly outbox: Outbox;
+  readonly outbox: Outbox<Alert>;
   readonly ledger: DeliveryLedger;
   readonly cursors: KeyValueNamespace;
   readonly logger: Logger;

@@ -1,9 +1,12 @@
 import type { RetentionClient } from "../api/client.js";
 import type { Config } from "../config/schema.js";
+import type { DeliveryService } from "../delivery/delivery-service.js";
 import type { Logger } from "../logger.js";
-import { createSlackWebClient, webClientPoster } from "../slack/slack-poster.js";
 import type { StateStore } from "../store/state-store.js";
+import type { Alert } from "./alert.js";
 import { type AlertPipeline, createAlertPipeline } from "./alert-pipeline.js";
+import type { AlertSettings } from "./alert-settings.js";
+import type { HrisLookup } from "./enrich.js";
 import { loadHrisLookup } from "./hris-lookup.js";
 import type { PollReport } from "./poll-changes.js";
 import { startWebhookReceiver, type WebhookReceiver } from "./receive-webhook.js";
@@ -19,49 +22,44 @@ export interface AlertJobs {
 /**
  * The alerts part of `retention-sync run`, ready for the daemon: a poll job (the HRIS roster is
  * re-read each pass so department and manager stay current) and the optional webhook receiver,
- * sharing one outbox, one dedupe ledger and one Slack sender.
+ * sharing one dedupe ledger and the one delivery service.
  */
 export function createAlertJobs(input: {
-  readonly config: Config;
+  readonly config: Pick<Config, "alerts" | "roster">;
+  readonly settings: AlertSettings;
   readonly store: StateStore;
   readonly client: RetentionClient;
+  readonly delivery: DeliveryService<Alert>;
   readonly logger: Logger;
   /** Called after each pass (metrics). */
   readonly onPass?: (report: PollReport) => void;
 }): AlertJobs {
   const { config, logger } = input;
-  const poster = config.slack.token
-    ? webClientPoster(createSlackWebClient({ token: config.slack.token, apiUrl: config.slack.apiUrl, logger }))
-    : undefined;
-  let hris: Awaited<ReturnType<typeof loadHrisLookup>>;
+  let hris: HrisLookup | undefined;
   const pipeline = createAlertPipeline({
-    config,
+    settings: input.settings,
     store: input.store,
     client: input.client,
-    poster,
+    delivery: input.delivery,
     logger,
-    get hris() {
-      return hris;
-    },
+    hris: (url) => hris?.(url),
   });
   const webhookOn = config.alerts.webhook.enabled;
   return {
     pipeline,
     poll: {
       intervalSeconds: webhookOn ? config.alerts.backstopPollInterval : config.alerts.pollInterval,
-      async run() {
+      async run(signal) {
         try {
           hris = await loadHrisLookup(config.roster, new Date());
         } catch (error) {
           logger.warn({ err: error }, "HRIS roster unreadable: alerts go out without HRIS department and manager");
         }
-        const report = await pipeline.poll({ now: new Date(), dryRun: false });
+        const report = await pipeline.poll({ now: new Date(), dryRun: false, signal });
         input.onPass?.(report);
         if (report.error !== undefined) throw new Error(`poll pass failed: ${report.error}`);
       },
     },
-    webhookReceiver: webhookOn
-      ? () => startWebhookReceiver(config.alerts.webhook, { ...pipeline.webhookDeps(), hris: (url) => hris?.(url) })
-      : undefined,
+    webhookReceiver: webhookOn ? () => startWebhookReceiver(config.alerts.webhook, pipeline.webhookDeps()) : undefined,
   };
 }

@@ -28,22 +28,25 @@ export interface DedupeResult<T> {
   readonly duplicates: number;
 }
 
-/** Keeps the first item of each key not already handled, preserving order. */
+/**
+ * Keeps, in order, each item none of whose keys was handled before or seen earlier in `items`. An
+ * item can have several identities (a webhook event: its event id and its change id).
+ */
 export function selectFresh<T>(
   items: readonly T[],
-  keyOf: (item: T) => string,
+  keysOf: (item: T) => readonly string[],
   alreadyHandled: ReadonlySet<string>,
 ): DedupeResult<T> {
   const seen = new Set<string>();
   const fresh: T[] = [];
   let duplicates = 0;
   for (const item of items) {
-    const key = keyOf(item);
-    if (seen.has(key) || alreadyHandled.has(key)) {
+    const keys = keysOf(item);
+    if (keys.some((key) => seen.has(key) || alreadyHandled.has(key))) {
       duplicates += 1;
       continue;
     }
-    seen.add(key);
+    for (const key of keys) seen.add(key);
     fresh.push(item);
   }
   return { fresh, duplicates };

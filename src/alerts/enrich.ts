@@ -17,6 +17,8 @@ export interface EnrichDeps {
   /** alerts.dashboardUrl: base for person links when a change carries none. */
   readonly dashboardUrl?: string | undefined;
   readonly logger: Logger;
+  /** Shutdown: a look-up failing because of it fails the hand-over instead of degrading the alert. */
+  readonly signal?: AbortSignal | undefined;
 }
 
 const text = (value: string | null | undefined): string | undefined => (value?.trim() ? value.trim() : undefined);
@@ -34,6 +36,7 @@ export class ChangeEnricher {
     let pending = this.employees.get(id);
     if (!pending) {
       pending = this.deps.getEmployee(id).catch((error: unknown) => {
+        if (this.deps.signal?.aborted) throw error;
         this.deps.logger.warn(
           { employeeId: id, err: error },
           "could not fetch employee details; alerting without them",

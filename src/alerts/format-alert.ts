@@ -1,7 +1,4 @@
-import type { Alert } from "./alert.js";
-import { changeInWords, riskInWords, riskMarker } from "./change-words.js";
-import { lensLabel } from "./lens.js";
-import type { Block, MrkdwnObject, SlackMessage } from "./slack-message.js";
+import type { Block, MrkdwnObject, SlackMessage } from "../slack/slack-message.js";
 import {
   escapeMrkdwn,
   MAX_FALLBACK,
@@ -11,7 +8,10 @@ import {
   mrkdwnLink,
   plainText,
   truncate,
-} from "./slack-text.js";
+} from "../slack/slack-text.js";
+import type { Alert } from "./alert.js";
+import { changeInWords, riskInWords, riskMarker } from "./change-words.js";
+import { lensLabel } from "./lens.js";
 
 const MAX_FACTORS = 10;
 

@@ -1,8 +1,16 @@
+import type { Block, SlackMessage } from "../slack/slack-message.js";
+import {
+  escapeMrkdwn,
+  MAX_BLOCKS,
+  MAX_FALLBACK,
+  MAX_HEADER,
+  MAX_TEXT,
+  mrkdwnLink,
+  truncate,
+} from "../slack/slack-text.js";
 import { type Alert, effectiveScore } from "./alert.js";
 import { changeInWords, riskInWords, riskMarker } from "./change-words.js";
 import { lensLabel } from "./lens.js";
-import type { Block, SlackMessage } from "./slack-message.js";
-import { escapeMrkdwn, MAX_BLOCKS, MAX_FALLBACK, MAX_HEADER, MAX_TEXT, mrkdwnLink, truncate } from "./slack-text.js";
 
 /** Longest line one alert takes in a digest; a section packs as many lines as fit in 3,000 characters. */
 const MAX_LINE = 600;

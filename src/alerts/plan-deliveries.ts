@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
-import type { OutboxDraft } from "../slack/outbox.js";
+import type { OutboxDraft } from "../delivery/outbox.js";
+import type { Coalesce } from "../delivery/outbox-sender.js";
 import { type Alert, personKey } from "./alert.js";
 import { formatAlert } from "./format-alert.js";
 import { formatDigest, shouldDigest } from "./format-digest.js";
@@ -14,8 +15,11 @@ export interface PlanDeliveriesInput {
   readonly managerDm: boolean;
 }
 
+/** A message of the alert flow; single alerts carry their Alert so a backlog can become a digest. */
+export type AlertDraft = OutboxDraft<Alert>;
+
 export interface DeliveryPlan {
-  readonly drafts: OutboxDraft[];
+  readonly drafts: AlertDraft[];
   /** Alerts no route wanted. */
   readonly unrouted: Alert[];
   /** Alerts per channel, for the pass report. */
@@ -32,8 +36,7 @@ function digestId(channel: string, alerts: readonly Alert[], part: number): stri
   return `d|${channel}|${hash}|${part}`;
 }
 
-/** The digest messages of one channel's alerts; ids depend only on the channel and the alerts. */
-export function digestDrafts(channel: string, alerts: readonly Alert[]): OutboxDraft[] {
+function digestDrafts(channel: string, alerts: readonly Alert[]): AlertDraft[] {
   return formatDigest(alerts).map((message, part) => ({
     id: digestId(channel, alerts, part),
     channel,
@@ -44,16 +47,40 @@ export function digestDrafts(channel: string, alerts: readonly Alert[]): OutboxD
 }
 
 /**
+ * The one place that decides digests: one channel's alerts (of a hand-over, or a backlog waiting
+ * in the outbox) become one message each, or digest messages when there are more than the
+ * threshold. Ids depend only on the channel and the alerts, so replaying the same batch is harmless.
+ */
+export function channelDrafts(
+  channel: string,
+  alerts: readonly Alert[],
+  digestThreshold: number,
+): { drafts: AlertDraft[]; digest: boolean } {
+  if (shouldDigest(alerts.length, digestThreshold)) return { drafts: digestDrafts(channel, alerts), digest: true };
+  return {
+    digest: false,
+    drafts: alerts.map((alert) => ({
+      id: `a|${channel}|${alert.key}`,
+      channel,
+      kind: "alert",
+      message: formatAlert(alert),
+      alertKeys: [alert.key],
+      threadKey: personKey(alert),
+      alert,
+    })),
+  };
+}
+
+/**
  * For the sender: when more single alerts than the threshold wait for one channel (a webhook
  * burst, a backlog after a Slack outage), the digest drafts that replace them; else undefined.
  */
-export function backlogDigest(
-  digestThreshold: number,
-): (channel: string, waiting: readonly OutboxDraft[]) => OutboxDraft[] | undefined {
+export function backlogDigest(digestThreshold: number): Coalesce<Alert> {
   return (channel, waiting) => {
     const alerts = waiting.flatMap((draft) => (draft.kind === "alert" && draft.alert ? [draft.alert] : []));
-    if (alerts.length !== waiting.length || !shouldDigest(alerts.length, digestThreshold)) return undefined;
-    return digestDrafts(channel, alerts);
+    if (alerts.length !== waiting.length) return undefined;
+    const made = channelDrafts(channel, alerts, digestThreshold);
+    return made.digest ? made.drafts : undefined;
   };
 }
 
@@ -65,7 +92,7 @@ export function backlogDigest(
 export function planDeliveries(input: PlanDeliveriesInput): DeliveryPlan {
   const byChannel = new Map<string, Alert[]>();
   const unrouted: Alert[] = [];
-  const dms: OutboxDraft[] = [];
+  const dms: AlertDraft[] = [];
   for (const alert of input.alerts) {
     const matches = routeAlert(alert, input.routing);
     if (matches.length === 0) {
@@ -89,27 +116,14 @@ export function planDeliveries(input: PlanDeliveriesInput): DeliveryPlan {
       });
     }
   }
-  const drafts: OutboxDraft[] = [];
+  const drafts: AlertDraft[] = [];
   const perChannel: Record<string, number> = {};
   const digestChannels: string[] = [];
   for (const [channel, alerts] of byChannel) {
     perChannel[channel] = alerts.length;
-    if (shouldDigest(alerts.length, input.digestThreshold)) {
-      digestChannels.push(channel);
-      drafts.push(...digestDrafts(channel, alerts));
-      continue;
-    }
-    for (const alert of alerts) {
-      drafts.push({
-        id: `a|${channel}|${alert.key}`,
-        channel,
-        kind: "alert",
-        message: formatAlert(alert),
-        alertKeys: [alert.key],
-        threadKey: personKey(alert),
-        alert,
-      });
-    }
+    const made = channelDrafts(channel, alerts, input.digestThreshold);
+    if (made.digest) digestChannels.push(channel);
+    drafts.push(...made.drafts);
   }
   return { drafts: [...drafts, ...dms], unrouted, perChannel, digestChannels };
 }

@@ -1,35 +1,26 @@
 import type { ChangeItem } from "../api/change-item.js";
 import type { RetentionClient } from "../api/client.js";
-import type { Config } from "../config/schema.js";
+import type { DeliveryService } from "../delivery/delivery-service.js";
+import type { FlushReport } from "../delivery/outbox-sender.js";
 import type { Logger } from "../logger.js";
-import type { Outbox, OutboxDraft } from "../slack/outbox.js";
-import type { FlushReport, OutboxSender } from "../slack/outbox-sender.js";
 import type { KeyValueNamespace } from "../store/state-store.js";
 import type { Alert } from "./alert.js";
-import type { AlertCommitLog } from "./alert-commit.js";
-import { MAX_CLOCK_SKEW_MS, nextCursor, oldestFirst, pollStart, selectFresh } from "./dedupe.js";
-import type { DeliveryLedger } from "./delivery-ledger.js";
+import { MAX_CLOCK_SKEW_MS, nextCursor, oldestFirst, pollStart } from "./dedupe.js";
 import { ChangeEnricher, type HrisLookup } from "./enrich.js";
+import { type Arrival, type HandOverDeps, handOver } from "./hand-over.js";
 import { type Lens, lensKey } from "./lens.js";
 import { minRiskScoreForLens } from "./min-risk-score.js";
-import { planDeliveries } from "./plan-deliveries.js";
-import type { RoutingConfig } from "./route-alert.js";
+import type { AlertDraft } from "./plan-deliveries.js";
 
 export const CURSOR_NAMESPACE = "alerts.cursor";
 
 export type PollClient = Pick<RetentionClient, "me" | "listCompetitors" | "iterateChanges" | "getEmployee">;
 
-export interface PollDeps {
+export interface PollDeps extends HandOverDeps {
   readonly client: PollClient;
-  readonly config: Pick<Config, "alerts" | "slack">;
   readonly logger: Logger;
   readonly cursors: KeyValueNamespace;
-  readonly ledger: DeliveryLedger;
-  readonly outbox: Outbox;
-  /** Hands each pass's messages, handled changes and cursors over as one unit. */
-  readonly commits: AlertCommitLog;
-  /** Absent in a dry run. */
-  readonly sender?: OutboxSender | undefined;
+  readonly delivery: DeliveryService<Alert>;
   readonly hris?: HrisLookup | undefined;
 }
 
@@ -52,14 +43,12 @@ export interface PollReport {
   enqueued: number;
   digestChannels: string[];
   /** The messages planned in this pass (what a dry run prints). */
-  drafts: OutboxDraft[];
+  drafts: AlertDraft[];
   flush?: FlushReport;
   /** Set when the pass could not even list its lenses. */
   error?: string;
-}
-
-export function routingOf(config: Pick<Config, "alerts" | "slack">): RoutingConfig {
-  return { routes: config.alerts.routes, defaultChannel: config.slack.channel };
+  /** Set when shutdown cut the pass short: nothing after the abort was committed or posted. */
+  stopped?: boolean;
 }
 
 /** The lenses of this pass: the own company plus every competitor workspace listed right now. */
@@ -91,19 +80,29 @@ async function fetchLens(deps: PollDeps, lens: Lens, report: LensReport, since: 
   return oldestFirst(items);
 }
 
+function describeError(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
 /**
- * One polling pass over every lens: fetch each lens's changes since its cursor, drop those handled
- * before, enrich, route, plan messages (digests for bursts), put them in the outbox, then commit
- * the cursors and flush the outbox. A dry run plans and returns the messages, and writes nothing.
+ * One polling pass over every lens: fetch each lens's changes since its cursor, then hand them over
+ * (dedupe, enrich, route, plan, commit with the cursors) and flush the outbox. A dry run plans and
+ * returns the messages, and writes nothing. When `signal` aborts (shutdown), the pass stops at the
+ * next safe point: in-flight requests are cancelled, a lens not fully read commits nothing, and
+ * the outbox keeps whatever was not posted for the next start.
  */
-export async function pollOnce(deps: PollDeps, options: { now: Date; dryRun: boolean }): Promise<PollReport> {
-  const { config, logger } = deps;
-  const routing = routingOf(config);
+export async function pollOnce(
+  deps: PollDeps,
+  options: { now: Date; dryRun: boolean; signal?: AbortSignal | undefined },
+): Promise<PollReport> {
+  const { settings, logger } = deps;
+  const { signal } = options;
   const enricher = new ChangeEnricher({
     getEmployee: (id) => deps.client.getEmployee(id),
     hris: deps.hris,
-    dashboardUrl: config.alerts.dashboardUrl,
+    dashboardUrl: settings.dashboardUrl,
     logger,
+    signal,
   });
   const report: PollReport = { lenses: [], alerts: 0, unrouted: 0, enqueued: 0, digestChannels: [], drafts: [] };
   const gathered: Array<{ lens: Lens; items: ChangeItem[]; report: LensReport; cursor: string | undefined }> = [];
@@ -112,31 +111,34 @@ export async function pollOnce(deps: PollDeps, options: { now: Date; dryRun: boo
   try {
     lenses = await currentLenses(deps.client);
   } catch (error) {
+    if (signal?.aborted) return stopped(report, logger);
     // The service is unreachable: still deliver what waits in the outbox, then report the failure.
-    report.error = error instanceof Error ? error.message : String(error);
+    report.error = describeError(error);
     logger.warn({ err: error }, "could not list the lenses (GET /me, /competitors); no changes read this pass");
   }
   for (const lens of lenses) {
+    if (signal?.aborted) return stopped(report, logger);
     const key = lensKey(lens);
-    const minRiskScore = minRiskScoreForLens(lens, routing);
+    const minRiskScore = minRiskScoreForLens(lens, settings.routing);
     if (minRiskScore === null) {
       report.lenses.push({ lens: key, fetched: 0, fresh: 0, duplicates: 0, skipped: "no route takes this lens" });
       continue;
     }
     const stored = await deps.cursors.get<string>(key);
-    const lookbackStart = new Date(options.now.getTime() - config.alerts.initialLookback * 1000).toISOString();
+    const lookback = settings.initialLookbackSeconds;
+    const lookbackStart = new Date(options.now.getTime() - lookback * 1000).toISOString();
     const { since, reason } = pollStart(stored, lookbackStart, options.now.getTime() + MAX_CLOCK_SKEW_MS);
     // A cursor that cannot be trusted is dropped, so the first cursor this pass computes replaces it.
     const cursor = reason === undefined ? stored : undefined;
     if (reason === "first-poll") {
       logger.info(
         { lens: key, since },
-        `first poll of ${key}: starting ${config.alerts.initialLookback} s back (alerts.initialLookback), not from the whole history`,
+        `first poll of ${key}: starting ${lookback} s back (alerts.initialLookback), not from the whole history`,
       );
     } else if (reason !== undefined) {
       logger.warn(
         { lens: key, storedCursor: stored, since },
-        `the stored cursor of ${key} is ${reason === "cursor-in-future" ? "in the future" : "unreadable"}; polling again from ${config.alerts.initialLookback} s back (handled changes are not posted twice)`,
+        `the stored cursor of ${key} is ${reason === "cursor-in-future" ? "in the future" : "unreadable"}; polling again from ${lookback} s back (handled changes are not posted twice)`,
       );
     }
     const lensReport: LensReport = { lens: key, since, minRiskScore, fetched: 0, fresh: 0, duplicates: 0, cursor };
@@ -149,49 +151,50 @@ export async function pollOnce(deps: PollDeps, options: { now: Date; dryRun: boo
         cursor,
       });
     } catch (error) {
+      if (signal?.aborted) return stopped(report, logger);
       // One lens failing (a competitor deleted mid-pass, an outage) must not hold back the others.
-      lensReport.error = error instanceof Error ? error.message : String(error);
+      lensReport.error = describeError(error);
       logger.warn({ lens: key, err: error }, "could not read changes for this lens; its cursor stays put");
     }
   }
 
-  await deps.ledger.exclusive(async () => {
-    if (!options.dryRun) await deps.commits.recover();
-    const alerts: Alert[] = [];
-    const handledKeys = await deps.ledger.handled(gathered.flatMap((g) => g.items.map((i) => i.key)));
-    for (const g of gathered) {
-      const { fresh, duplicates } = selectFresh(g.items, (i) => i.key, handledKeys);
-      for (const item of fresh) handledKeys.add(item.key);
-      g.report.fresh = fresh.length;
-      g.report.duplicates = duplicates;
-      for (const item of fresh) alerts.push(await enricher.toAlert(item, g.lens));
-    }
-    const plan = planDeliveries({
-      alerts,
-      routing,
-      digestThreshold: config.alerts.digestThreshold,
-      managerDm: config.alerts.managerDm.enabled,
-    });
-    report.alerts = alerts.length;
-    report.unrouted = plan.unrouted.length;
-    report.digestChannels = plan.digestChannels;
-    report.drafts = plan.drafts;
-    if (options.dryRun) return;
-    const cursors: Record<string, string> = {};
-    for (const g of gathered) {
-      const next = nextCursor(g.cursor, g.items, options.now.getTime() + MAX_CLOCK_SKEW_MS);
-      if (next !== undefined && next !== g.cursor) cursors[lensKey(g.lens)] = next;
-      g.report.cursor = next;
-    }
-    report.enqueued = await deps.commits.commit({
-      drafts: plan.drafts,
-      keys: alerts.map((a) => a.key),
-      cursors,
+  const cursors: Record<string, string> = {};
+  for (const g of gathered) {
+    const next = nextCursor(g.cursor, g.items, options.now.getTime() + MAX_CLOCK_SKEW_MS);
+    if (next !== undefined && next !== g.cursor) cursors[lensKey(g.lens)] = next;
+    g.report.cursor = next;
+  }
+  const arrivals = gathered.flatMap((g) => g.items.map((item): Arrival => ({ item, lens: g.lens, keys: [item.key] })));
+  if (signal?.aborted) return stopped(report, logger);
+  let handed: Awaited<ReturnType<typeof handOver>>;
+  try {
+    handed = await handOver(deps, {
+      arrivals,
+      enricher,
+      cursors: options.dryRun ? {} : cursors,
       nowMs: options.now.getTime(),
+      dryRun: options.dryRun,
     });
-  });
+  } catch (error) {
+    // Shutdown during enrichment: nothing was committed, the next pass reads the same changes.
+    if (signal?.aborted) return stopped(report, logger);
+    throw error;
+  }
+  for (const g of gathered) {
+    g.report.fresh = handed.fresh.filter((a) => a.lens === g.lens).length;
+    g.report.duplicates = g.items.length - g.report.fresh;
+  }
+  report.alerts = handed.alerts.length;
+  report.unrouted = handed.plan.unrouted.length;
+  report.digestChannels = handed.plan.digestChannels;
+  report.drafts = handed.plan.drafts;
+  report.enqueued = handed.enqueued;
 
-  if (!options.dryRun && deps.sender) report.flush = await deps.sender.flush();
+  if (!options.dryRun) {
+    const flush = await deps.delivery.flush();
+    if (flush) report.flush = flush;
+    if (flush?.stopped) report.stopped = true;
+  }
   logger.info(
     {
       alerts: report.alerts,
@@ -204,5 +207,11 @@ export async function pollOnce(deps: PollDeps, options: { now: Date; dryRun: boo
     },
     options.dryRun ? "poll pass (dry run): nothing posted, no cursor committed" : "poll pass done",
   );
+  return report;
+}
+
+function stopped(report: PollReport, logger: Logger): PollReport {
+  report.stopped = true;
+  logger.info("poll pass stopped by shutdown before its hand-over; nothing of it was committed");
   return report;
 }

@@ -2,16 +2,13 @@ import { once } from "node:events";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Employee } from "../api/spec-records.js";
+import type { DeliveryService } from "../delivery/delivery-service.js";
 import { WebhookSignatureError } from "../errors.js";
 import type { Logger } from "../logger.js";
-import type { Outbox } from "../slack/outbox.js";
-import type { OutboxSender } from "../slack/outbox-sender.js";
-import type { AlertCommitLog } from "./alert-commit.js";
+import type { Alert } from "./alert.js";
 import { eventKeyOf } from "./dedupe.js";
-import type { DeliveryLedger } from "./delivery-ledger.js";
 import { ChangeEnricher, type HrisLookup } from "./enrich.js";
-import { planDeliveries } from "./plan-deliveries.js";
-import type { RoutingConfig } from "./route-alert.js";
+import { type HandOverDeps, handOver } from "./hand-over.js";
 import { verifySignature } from "./verify-signature.js";
 import { anyEventSchema, eventAsChangeItem, eventChangeKey, eventLens, riskEventSchema } from "./webhook-event.js";
 
@@ -19,19 +16,10 @@ export const MAX_WEBHOOK_BODY_BYTES = 256 * 1024;
 /** Employee details for a reduced payload are fetched only if they come this fast: the service waits 10 s at most. */
 const ENRICH_BUDGET_MS = 2000;
 
-export interface WebhookDeps {
-  readonly secrets: readonly string[];
-  readonly toleranceSeconds: number;
-  readonly routing: RoutingConfig;
-  readonly managerDm: boolean;
-  readonly ledger: DeliveryLedger;
-  readonly outbox: Outbox;
-  /** Hands each event's messages and keys over as one unit (shared with the poller). */
-  readonly commits: AlertCommitLog;
-  readonly sender?: OutboxSender | undefined;
+export interface WebhookDeps extends HandOverDeps {
+  readonly delivery: DeliveryService<Alert>;
   readonly getEmployee?: ((id: number) => Promise<Employee>) | undefined;
   readonly hris?: HrisLookup | undefined;
-  readonly dashboardUrl?: string | undefined;
   readonly logger: Logger;
   readonly now?: () => Date;
 }
@@ -79,9 +67,9 @@ export function createWebhookHandler(deps: WebhookDeps): (req: IncomingMessage, 
       verifySignature({
         header: Array.isArray(header) ? header.join(",") : header,
         rawBody: raw,
-        secrets: deps.secrets,
+        secrets: deps.settings.webhook.secrets,
         nowSeconds: Math.floor(now().getTime() / 1000),
-        toleranceSeconds: deps.toleranceSeconds,
+        toleranceSeconds: deps.settings.webhook.toleranceSeconds,
       });
     } catch (error) {
       if (!(error instanceof WebhookSignatureError)) throw error;
@@ -118,38 +106,31 @@ export function createWebhookHandler(deps: WebhookDeps): (req: IncomingMessage, 
     if (!lens) return { status: 400, body: { error: "poaching.opportunity without data.competitor" } };
     const eventKey = eventKeyOf(event.id);
 
-    return deps.ledger.exclusive(async () => {
-      await deps.commits.recover();
-      const handled = await deps.ledger.handled([eventKey, changeKey]);
-      if (handled.size > 0) {
-        logger.info({ eventId: event.id, changeKey }, "webhook event already handled; not posting again");
-        return { status: 200, body: { ok: true, duplicate: true } };
-      }
-      const getEmployee = deps.getEmployee;
-      const enricher = new ChangeEnricher({
-        getEmployee: (id) =>
-          getEmployee ? withBudget(getEmployee(id), ENRICH_BUDGET_MS) : Promise.reject(new Error("no API client")),
-        hris: deps.hris,
-        dashboardUrl: deps.dashboardUrl,
-        logger,
-      });
-      const received = now();
-      const alert = await enricher.toAlert(eventAsChangeItem(event, changeKey, received), lens);
-      const plan = planDeliveries({
-        alerts: [alert],
-        routing: deps.routing,
-        digestThreshold: Number.POSITIVE_INFINITY,
-        managerDm: deps.managerDm,
-      });
-      await deps.commits.commit({
-        drafts: plan.drafts,
-        keys: [eventKey, changeKey],
-        cursors: {},
-        nowMs: received.getTime(),
-      });
-      logger.info({ eventId: event.id, changeKey, channels: Object.keys(plan.perChannel) }, "webhook event queued");
-      return { status: 202, body: { ok: true, queued: plan.drafts.length } };
+    const getEmployee = deps.getEmployee;
+    const enricher = new ChangeEnricher({
+      getEmployee: (id) =>
+        getEmployee ? withBudget(getEmployee(id), ENRICH_BUDGET_MS) : Promise.reject(new Error("no API client")),
+      hris: deps.hris,
+      dashboardUrl: deps.settings.dashboardUrl,
+      logger,
     });
+    const received = now();
+    const handed = await handOver(deps, {
+      arrivals: [{ item: eventAsChangeItem(event, changeKey, received), lens, keys: [eventKey, changeKey] }],
+      enricher,
+      cursors: {},
+      nowMs: received.getTime(),
+      dryRun: false,
+    });
+    if (handed.fresh.length === 0) {
+      logger.info({ eventId: event.id, changeKey }, "webhook event already handled; not posting again");
+      return { status: 200, body: { ok: true, duplicate: true } };
+    }
+    logger.info(
+      { eventId: event.id, changeKey, channels: Object.keys(handed.plan.perChannel) },
+      "webhook event queued",
+    );
+    return { status: 202, body: { ok: true, queued: handed.plan.drafts.length } };
   }
 
   return (req, res) => {
@@ -162,8 +143,8 @@ export function createWebhookHandler(deps: WebhookDeps): (req: IncomingMessage, 
       .then((answer) => {
         res.writeHead(answer.status, { "content-type": "application/json" });
         res.end(JSON.stringify(answer.body));
-        if (answer.status === 202 && deps.sender) {
-          deps.sender
+        if (answer.status === 202) {
+          deps.delivery
             .flush()
             .catch((error: unknown) => logger.error({ err: error }, "outbox flush after webhook failed"));
         }

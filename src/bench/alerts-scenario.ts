@@ -1,5 +1,7 @@
 import { createAlertPipeline } from "../alerts/alert-pipeline.js";
+import { alertSettings } from "../alerts/alert-settings.js";
 import { RetentionClient } from "../api/client.js";
+import { createDelivery } from "../app/runtime.js";
 import { configSchema } from "../config/schema.js";
 import { type FakeSlackCall, startFakeSlack } from "../demo/fake-slack-server.js";
 import { startEmulator } from "../emulator/start-emulator.js";
@@ -96,11 +98,16 @@ export async function runAlerts(input: { changes: number; rounds: number }): Pro
       },
     });
     const logger = silentLogger();
+    const settings = alertSettings(config);
     const pipeline = createAlertPipeline({
-      config,
+      settings,
       store,
       client,
-      poster: webClientPoster(createSlackWebClient({ token: slack.token, apiUrl: slack.url, logger })),
+      delivery: createDelivery(settings, {
+        store,
+        poster: webClientPoster(createSlackWebClient({ token: slack.token, apiUrl: slack.url, logger })),
+        logger,
+      }),
       logger,
     });
     const perRound = Math.ceil(input.changes / input.rounds);
@@ -132,7 +139,7 @@ export async function runAlerts(input: { changes: number; rounds: number }): Pro
       }
       await pass(detected);
     }
-    for (let extra = 0; extra < 20 && (await pipeline.outbox.size()) > 0; extra += 1) await pass([]);
+    for (let extra = 0; extra < 20 && (await pipeline.delivery.outbox.size()) > 0; extra += 1) await pass([]);
     const drainMs = performance.now() - t0;
     const posts = slack.calls.filter((c) => c.method === "chat.postMessage");
     const delivered = posts.filter((c) => c.status === 200);

@@ -38,7 +38,7 @@ export function runWebhookBurst(input: { changes: number; timeoutMs?: number }):
     const deadline = Date.now() + (input.timeoutMs ?? 600_000);
     // Events arrive with their own flushes; this only nudges the sender once the burst is queued.
     while (inSlack() < detected.length && Date.now() < deadline) {
-      await pipeline.sender?.flush();
+      await pipeline.delivery.flush();
       await sleep(200);
     }
     const posts = delivered().sort((a, b) => a.at - b.at);

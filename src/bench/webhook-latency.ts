@@ -1,6 +1,8 @@
 import { type AlertPipeline, createAlertPipeline } from "../alerts/alert-pipeline.js";
+import { alertSettings } from "../alerts/alert-settings.js";
 import { startWebhookReceiver } from "../alerts/receive-webhook.js";
 import { RetentionClient } from "../api/client.js";
+import { createDelivery } from "../app/runtime.js";
 import { configSchema } from "../config/schema.js";
 import { type FakeSlack, type FakeSlackRateLimit, startFakeSlack } from "../demo/fake-slack-server.js";
 import { type EmulatorHandle, startEmulator } from "../emulator/start-emulator.js";
@@ -53,15 +55,23 @@ export async function withWebhookWorld<T>(
       slack: { token: slack.token, apiUrl: slack.url },
       alerts: { routes: BOTH_LENS_ROUTES, webhook: { enabled: true, host: "127.0.0.1", port: 0 } },
     });
+    const settings = alertSettings(config);
     const pipeline = createAlertPipeline({
-      config,
+      settings,
       store,
       client,
-      poster: webClientPoster(createSlackWebClient({ token: slack.token, apiUrl: slack.url, logger })),
+      delivery: createDelivery(settings, {
+        store,
+        poster: webClientPoster(createSlackWebClient({ token: slack.token, apiUrl: slack.url, logger })),
+        logger,
+      }),
       logger,
     });
     // The secret is only known once the endpoint exists; the handler reads this array per request.
-    const receiver = await startWebhookReceiver(config.alerts.webhook, { ...pipeline.webhookDeps(), secrets });
+    const receiver = await startWebhookReceiver(config.alerts.webhook, {
+      ...pipeline.webhookDeps(),
+      settings: { ...settings, webhook: { ...settings.webhook, secrets } },
+    });
     try {
       const endpoint = await client.addWebhook({
         url: receiver.url,

@@ -1,6 +1,7 @@
 import { accessSync, constants, existsSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import type { RetentionClient } from "../api/client.js";
+import { openRuntime } from "../app/runtime.js";
 import { loadConfig } from "../config/load-config.js";
 import type { Config } from "../config/schema.js";
 import {
@@ -15,7 +16,6 @@ import {
 import { CheckReport } from "./check-report.js";
 import { checkSlack } from "./check-slack.js";
 import { CONFIG_FLAG, type CommandIO, parseCommandFlags } from "./command-io.js";
-import { openRuntime } from "./runtime.js";
 
 /** Whether the config asks for roster reconciliation (which needs a write key). */
 export function rosterReconcileEnabled(config: Config): boolean {

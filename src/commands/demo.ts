@@ -1,6 +1,7 @@
 import { createWriteStream, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { RetentionClient } from "../api/client.js";
+import { startConfiguredDaemon } from "../app/configured-daemon.js";
 import { loadConfig } from "../config/load-config.js";
 import { startFakeSlack } from "../demo/fake-slack-server.js";
 import { renderSlackMessage } from "../demo/render-slack-message.js";
@@ -8,7 +9,6 @@ import { buildSampleRoster, type RosterPerson } from "../demo/sample-roster.js";
 import { startEmulator } from "../emulator/start-emulator.js";
 import { EXIT_OK, type ExitCode, UsageError } from "../errors.js";
 import { type CommandIO, parseCommandFlags, writeLine } from "./command-io.js";
-import { startConfiguredDaemon } from "./run.js";
 
 const FLAGS = {
   dir: { type: "string" },

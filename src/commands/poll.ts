@@ -1,13 +1,12 @@
 import { createAlertPipeline } from "../alerts/alert-pipeline.js";
 import { loadHrisLookup } from "../alerts/hris-lookup.js";
 import type { PollReport } from "../alerts/poll-changes.js";
+import { openRuntime } from "../app/runtime.js";
 import { loadConfig } from "../config/load-config.js";
 import { renderSlackMessage } from "../demo/render-slack-message.js";
 import { EXIT_OK, EXIT_PARTIAL, EXIT_RUNTIME, type ExitCode, UsageError } from "../errors.js";
 import type { Logger } from "../logger.js";
-import { createSlackWebClient, webClientPoster } from "../slack/slack-poster.js";
 import { CONFIG_FLAG, type CommandIO, parseCommandFlags, writeLine } from "./command-io.js";
-import { openRuntime } from "./runtime.js";
 
 const FLAGS = { ...CONFIG_FLAG, once: { type: "boolean" }, "dry-run": { type: "boolean" } } as const;
 
@@ -59,23 +58,23 @@ export async function run(io: CommandIO): Promise<ExitCode> {
     writeLine(io.stdout, "poll: alerts are disabled (alerts.enabled: false); nothing to do.");
     return EXIT_OK;
   }
-  const runtime = await openRuntime(config, io, { client: true, store: true, slack: !dryRun });
+  // A dry run posts nothing: the delivery service then has no Slack client and is never flushed.
+  const runtime = await openRuntime(config, io, {
+    client: true,
+    slack: !dryRun,
+    delivery: true,
+    signal: io.signal,
+  });
   try {
-    const poster =
-      dryRun || !config.slack.token
-        ? undefined
-        : webClientPoster(
-            createSlackWebClient({ token: config.slack.token, apiUrl: config.slack.apiUrl, logger: runtime.logger }),
-          );
     const pipeline = createAlertPipeline({
-      config,
+      settings: runtime.alertSettings,
       store: runtime.store,
       client: runtime.client,
-      poster,
+      delivery: runtime.delivery,
       logger: runtime.logger,
       hris: await hrisOrNothing(config.roster, runtime.logger),
     });
-    const report = await pipeline.poll({ now: new Date(), dryRun });
+    const report = await pipeline.poll({ now: new Date(), dryRun, signal: io.signal });
     if (dryRun) {
       printDryRun(io, report);
       return EXIT_OK;
@@ -85,6 +84,13 @@ export async function run(io: CommandIO): Promise<ExitCode> {
       io.stdout,
       `poll: ${report.alerts} new alert(s), ${flush?.sent ?? 0} message(s) posted, ${flush?.pending ?? 0} waiting in the outbox.`,
     );
+    if (report.stopped) {
+      writeLine(
+        io.stderr,
+        "poll: stopped by a signal; what was not read is read by the next pass, what was not posted waits in the outbox.",
+      );
+      return EXIT_PARTIAL;
+    }
     if (report.error !== undefined) {
       writeLine(io.stderr, `poll: could not read changes: ${report.error}`);
       return EXIT_RUNTIME;

@@ -9,9 +9,12 @@ export type JobFn = (signal: AbortSignal) => Promise<void>;
  */
 export class JobRunner {
   private readonly running = new Map<string, Promise<void>>();
-  private readonly controller = new AbortController();
 
-  constructor(private readonly logger: Logger) {}
+  /** `controller` may be shared with the adapters (API client, delivery) so that drain stops them too. */
+  constructor(
+    private readonly logger: Logger,
+    private readonly controller = new AbortController(),
+  ) {}
 
   get signal(): AbortSignal {
     return this.controller.signal;
@@ -51,18 +54,4 @@ export class JobRunner {
     clearTimeout(timer);
     return finished;
   }
-}
-
-/** Sleeps `ms`, waking early (without error) when the signal aborts. */
-export function sleepUnlessAborted(ms: number, signal: AbortSignal): Promise<void> {
-  if (signal.aborted) return Promise.resolve();
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    }
-    signal.addEventListener("abort", done, { once: true });
-  });
 }

@@ -2,13 +2,16 @@ import cron, { type ScheduledTask } from "node-cron";
 import { StoreError } from "../errors.js";
 import type { Logger } from "../logger.js";
 import type { StateStore } from "../store/state-store.js";
+import { sleepUnlessAborted } from "../timers.js";
 import type { HealthMonitor } from "./health-monitor.js";
 import { acquireInstanceLock } from "./instance-lock.js";
-import { type JobFn, JobRunner, sleepUnlessAborted } from "./job-runner.js";
+import { type JobFn, JobRunner } from "./job-runner.js";
 import type { Metrics } from "./metrics.js";
 import { startOpsServer } from "./ops-server.js";
 
 export interface DaemonDeps {
+  /** Aborted when shutdown begins; the composition root hands its signal to the adapters too. */
+  readonly shutdown?: AbortController | undefined;
   readonly logger: Logger;
   readonly store: StateStore;
   readonly metrics: Metrics;
@@ -43,7 +46,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<RunningDaemon> {
     ...(deps.lockLeaseMs === undefined ? {} : { leaseMs: deps.lockLeaseMs }),
     onRenewFailure: (error) => health.storeFailed(error),
   });
-  const runner = new JobRunner(logger);
+  const runner = new JobRunner(logger, deps.shutdown);
   const cleanups: Array<() => Promise<void>> = [() => lock.release()];
   const instrument =
     (name: string, job: JobFn): JobFn =>

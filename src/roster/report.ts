@@ -1,4 +1,5 @@
 import { EXIT_OK, EXIT_PARTIAL, type ExitCode } from "../errors.js";
+import type { SlackMessage } from "../slack/slack-message.js";
 import type { ApplyCounts, ApplyResult } from "./apply-plan.js";
 import { ROW_ERROR_REASONS, type RowProblem, type RowProblemReason } from "./collect-roster-rows.js";
 import type { DeferredItem, Finding, ReconcilePlan } from "./plan-reconcile.js";
@@ -172,7 +173,7 @@ export function slackCodeText(text: string): string {
 }
 
 /** The report as one Slack ops-channel message (plain text fallback plus a code block). */
-export function renderReportSlack(r: ReconcileReport): { text: string; blocks: unknown[] } {
+export function renderReportSlack(r: ReconcileReport): SlackMessage {
   const headline = r.findings.some((f) => f.kind === "billing-blocked" && f.message.includes("charge"))
     ? ":rotating_light: Roster reconcile: a seat charge failed, no one can be added"
     : `${r.exitCode === EXIT_OK ? ":white_check_mark:" : ":warning:"} Roster reconcile${r.dryRun ? " (dry run)" : ""}`;

@@ -1,6 +1,12 @@
-import { type ChatPostMessageArguments, LogLevel, type Logger as SlackLogger, WebClient } from "@slack/web-api";
-import type { Block } from "../alerts/slack-message.js";
+import {
+  type ChatPostMessageArguments,
+  LogLevel,
+  type RetryOptions,
+  type Logger as SlackLogger,
+  WebClient,
+} from "@slack/web-api";
 import type { Logger } from "../logger.js";
+import type { Block } from "./slack-message.js";
 
 export interface PostMessageInput {
   readonly channel: string;
@@ -30,6 +36,8 @@ export interface SlackClientOptions {
   readonly apiUrl: string;
   readonly logger: Logger;
   readonly timeoutMs?: number;
+  /** The SDK's own retries; none by default (see createSlackWebClient). `check` asks for one. */
+  readonly retry?: RetryOptions;
 }
 
 function slackLogger(logger: Logger): SlackLogger {
@@ -50,14 +58,14 @@ function slackLogger(logger: Logger): SlackLogger {
 }
 
 /**
- * A WebClient for alert delivery: retries off and 429s rejected at once, because the outbox
+ * The program's one kind of WebClient: retries off and 429s rejected at once, because the outbox
  * sender owns retries and pacing per channel. The SDK's own retry would pause its one queue
  * (every channel) on a 429 and hide an outage behind 30 minutes of silent retries.
  */
 export function createSlackWebClient(options: SlackClientOptions): WebClient {
   return new WebClient(options.token, {
     slackApiUrl: options.apiUrl.endsWith("/") ? options.apiUrl : `${options.apiUrl}/`,
-    retryConfig: { retries: 0 },
+    retryConfig: options.retry ?? { retries: 0 },
     rejectRateLimitedCalls: true,
     timeout: options.timeoutMs ?? 10_000,
     logger: slackLogger(options.logger),

@@ -1,11 +1,14 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import type { Alert } from "../../src/alerts/alert.js";
 import { AlertCommitLog, COMMIT_NAMESPACE } from "../../src/alerts/alert-commit.js";
 import { createAlertPipeline } from "../../src/alerts/alert-pipeline.js";
+import { alertSettings } from "../../src/alerts/alert-settings.js";
 import { DELIVERED_NAMESPACE, DeliveryLedger } from "../../src/alerts/delivery-ledger.js";
 import { RetentionClient } from "../../src/api/client.js";
+import { createDelivery } from "../../src/app/runtime.js";
 import { configSchema } from "../../src/config/schema.js";
+import { OUTBOX_INDEX_NAMESPACE, OUTBOX_NAMESPACE, Outbox, type OutboxDraft } from "../../src/delivery/outbox.js";
 import { silentLogger } from "../../src/logger.js";
-import { OUTBOX_INDEX_NAMESPACE, OUTBOX_NAMESPACE, Outbox, type OutboxDraft } from "../../src/slack/outbox.js";
 import { createSlackWebClient, webClientPoster } from "../../src/slack/slack-poster.js";
 import { type KeyValueNamespace, openStateStore, type StateStore } from "../../src/store/state-store.js";
 import { type FakeSlack, startFakeSlack } from "../helpers/fake-slack.js";
@@ -35,7 +38,7 @@ function crashingOn(store: StateStore, crashing: string): StateStore {
   };
 }
 
-function draft(id: string): OutboxDraft {
+function draft(id: string): OutboxDraft<Alert> {
   return { id, channel: "hr-alerts", kind: "alert", message: { text: id, blocks: [] }, alertKeys: [id] };
 }
 
@@ -46,7 +49,7 @@ describe("AlertCommitLog", () => {
   });
 
   function parts(on: StateStore) {
-    const outbox = new Outbox(on.namespace(OUTBOX_NAMESPACE), on.namespace(OUTBOX_INDEX_NAMESPACE));
+    const outbox = new Outbox<Alert>(on.namespace(OUTBOX_NAMESPACE), on.namespace(OUTBOX_INDEX_NAMESPACE));
     const ledger = new DeliveryLedger(on.namespace(DELIVERED_NAMESPACE), 60_000);
     const cursors = on.namespace("alerts.cursor");
     const commits = new AlertCommitLog({
@@ -120,15 +123,20 @@ describe("a poll pass killed between the outbox and the dedupe record", () => {
       slack: { token: slack.token, apiUrl: slack.url, messagesPerSecondPerChannel: 10 },
       alerts: ROUTES,
     });
+    const settings = alertSettings(config);
     const pipelineOn = (on: StateStore) =>
       createAlertPipeline({
-        config,
+        settings,
         store: on,
         client,
         logger: silentLogger(),
-        poster: webClientPoster(
-          createSlackWebClient({ token: slack.token, apiUrl: slack.url, logger: silentLogger() }),
-        ),
+        delivery: createDelivery(settings, {
+          store: on,
+          poster: webClientPoster(
+            createSlackWebClient({ token: slack.token, apiUrl: slack.url, logger: silentLogger() }),
+          ),
+          logger: silentLogger(),
+        }),
       });
     const people: number[] = [];
     for await (const e of client.iterateEmployees({ pageSize: 100 })) people.push(e.id);

@@ -1,8 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createAlertJobs } from "../../src/alerts/alert-jobs.js";
+import { alertSettings } from "../../src/alerts/alert-settings.js";
 import { RetentionClient } from "../../src/api/client.js";
+import { createDelivery } from "../../src/app/runtime.js";
 import { configSchema } from "../../src/config/schema.js";
 import { silentLogger } from "../../src/logger.js";
+import { createSlackWebClient, webClientPoster } from "../../src/slack/slack-poster.js";
 import { openStateStore, type StateStore } from "../../src/store/state-store.js";
 import { type FakeSlack, startFakeSlack } from "../helpers/fake-slack.js";
 import { useEmulator } from "../helpers/start-emulator.js";
@@ -46,8 +49,16 @@ describe("createAlertJobs (the daemon's alerts part)", () => {
         ...config,
         alerts: { ...config.alerts, webhook: { ...config.alerts.webhook, port: 0 } },
       } as typeof config,
+      settings: alertSettings(config),
       store,
       client,
+      delivery: createDelivery(alertSettings(config), {
+        store,
+        poster: webClientPoster(
+          createSlackWebClient({ token: slack.token, apiUrl: slack.url, logger: silentLogger() }),
+        ),
+        logger: silentLogger(),
+      }),
       logger: silentLogger(),
       onPass: (r) => reports.push(r.alerts),
     });

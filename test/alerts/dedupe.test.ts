@@ -6,8 +6,20 @@ import { openStateStore } from "../../src/store/state-store.js";
 describe("dedupe decisions", () => {
   it("keeps the first of each key not handled before", () => {
     const items = [{ key: "a" }, { key: "b" }, { key: "a" }, { key: "c" }];
-    const result = selectFresh(items, (i) => i.key, new Set(["c"]));
+    const result = selectFresh(items, (i) => [i.key], new Set(["c"]));
     expect(result.fresh.map((i) => i.key)).toEqual(["a", "b"]);
+    expect(result.duplicates).toBe(2);
+  });
+
+  it("drops an item when any one of its identities was handled or seen (event id or change id)", () => {
+    const items = [
+      { keys: ["evt:1", "chg:1"] },
+      { keys: ["evt:2", "chg:1"] },
+      { keys: ["evt:3", "chg:3"] },
+      { keys: ["evt:4", "chg:4"] },
+    ];
+    const result = selectFresh(items, (i) => i.keys, new Set(["evt:3"]));
+    expect(result.fresh.map((i) => i.keys[0])).toEqual(["evt:1", "evt:4"]);
     expect(result.duplicates).toBe(2);
   });
 

@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { formatAlert } from "../../src/alerts/format-alert.js";
 import { formatDigest, shouldDigest } from "../../src/alerts/format-digest.js";
-import type { Block, SlackMessage } from "../../src/alerts/slack-message.js";
+import type { Block, SlackMessage } from "../../src/slack/slack-message.js";
 import { ACME, buildAlert } from "./support/build-alert.js";
 
 function texts(message: SlackMessage): string[] {

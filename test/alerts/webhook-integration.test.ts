@@ -49,12 +49,20 @@ describe("webhook receiver with the emulator's signed deliveries", () => {
 
   async function register(secretsBefore: string[] = []): Promise<string> {
     let secrets: string[] = [];
+    const deps = harness.pipeline.webhookDeps();
     receiver = await startWebhookReceiver(
       { host: "127.0.0.1", port: 0, path: "/webhooks/retention" },
       {
-        ...harness.pipeline.webhookDeps(),
-        get secrets() {
-          return secrets;
+        ...deps,
+        // The secret exists only once the endpoint does: the handler reads the settings per request.
+        settings: {
+          ...deps.settings,
+          webhook: {
+            ...deps.settings.webhook,
+            get secrets() {
+              return secrets;
+            },
+          },
         },
       },
     );

@@ -1,6 +1,6 @@
 import { PassThrough } from "node:stream";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { openRuntime } from "../../src/commands/runtime.js";
+import { openRuntime } from "../../src/app/runtime.js";
 import { loadConfig } from "../../src/config/load-config.js";
 import { ConfigError } from "../../src/errors.js";
 import { type FakeSlack, startFakeSlack } from "../helpers/fake-slack.js";

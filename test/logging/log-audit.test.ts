@@ -7,7 +7,7 @@ import { join, resolve } from "node:path";
 import { PassThrough } from "node:stream";
 import { describe, expect, inject, it } from "vitest";
 import { RetentionClient } from "../../src/api/client.js";
-import { openRuntime } from "../../src/commands/runtime.js";
+import { openRuntime } from "../../src/app/runtime.js";
 import { loadConfig } from "../../src/config/load-config.js";
 import { createLogger, silentLogger } from "../../src/logger.js";
 import { startFakeSlack } from "../helpers/fake-slack.js";

@@ -1,6 +1,6 @@
 import { PassThrough } from "node:stream";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { openRuntime } from "../../src/commands/runtime.js";
+import { openRuntime } from "../../src/app/runtime.js";
 import { loadConfig } from "../../src/config/load-config.js";
 import { runCli, startTinyService, type TinyService } from "../cli/cli-harness.js";
 import { captureLogs } from "../helpers/capture-logs.js";
@@ -118,7 +118,7 @@ describe("secrets never reach a log line", () => {
     expect(mine[0]?.err).toMatchObject({ type: "AuthenticationError" });
     expect(JSON.stringify(mine[0])).toContain("[redacted]");
     // the Slack SDK's own trace lines went through the same logger
-    expect(records.some((r) => r.component === "slack-sdk")).toBe(true);
+    expect(records.some((r) => r.component === "slack-web-api")).toBe(true);
     expectNoSecrets(lines.join("\n"), [service.writeKey, slack.token, WEBHOOK_SECRET, OLD_WEBHOOK_SECRET]);
   });
 

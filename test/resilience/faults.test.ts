@@ -5,7 +5,7 @@
  * duplicate row, every alert must reach Slack exactly once, and nothing may crash.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ConfiguredDaemon, startConfiguredDaemon } from "../../src/commands/run.js";
+import { type ConfiguredDaemon, startConfiguredDaemon } from "../../src/app/configured-daemon.js";
 import { loadConfig } from "../../src/config/load-config.js";
 import { captureStream } from "../helpers/capture-stream.js";
 import { type DaemonWorld, daemonEnv, startDaemonWorld } from "../helpers/daemon-world.js";

@@ -2,7 +2,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type AlertPipeline, createAlertPipeline } from "../../../src/alerts/alert-pipeline.js";
+import { alertSettings } from "../../../src/alerts/alert-settings.js";
 import { RetentionClient } from "../../../src/api/client.js";
+import { createDelivery } from "../../../src/app/runtime.js";
 import { type Config, type ConfigInput, configSchema } from "../../../src/config/schema.js";
 import { type Logger, silentLogger } from "../../../src/logger.js";
 import { createSlackWebClient, webClientPoster } from "../../../src/slack/slack-poster.js";
@@ -49,14 +51,21 @@ export async function startHarness(
     requestsPerMinute: 100_000,
     logger,
   });
+  const settings = alertSettings(config);
   const build = (store: StateStore) =>
     createAlertPipeline({
-      config,
+      settings,
       store,
       client,
-      poster: webClientPoster(createSlackWebClient({ token: slack.token, apiUrl: slack.url, logger, timeoutMs: 2000 })),
+      delivery: createDelivery(settings, {
+        store,
+        poster: webClientPoster(
+          createSlackWebClient({ token: slack.token, apiUrl: slack.url, logger, timeoutMs: 2000 }),
+        ),
+        logger,
+        sender: { retry: { baseMs: 5, maxMs: 20, attemptsPerFlush: 3 } },
+      }),
       logger,
-      sender: { retry: { baseMs: 5, maxMs: 20, attemptsPerFlush: 3 } },
     });
   const store = await openStateStore(file);
   const harness: Harness = {

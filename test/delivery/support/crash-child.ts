@@ -3,16 +3,17 @@
  * and kills itself with SIGKILL right after Slack confirms the entry carrying `crashKey`, before
  * mark-sent: the worst moment for a real crash.
  */
-import { silentLogger } from "../../../src/logger.js";
-import { ChannelPacer } from "../../../src/slack/channel-pacer.js";
+
+import { ChannelPacer } from "../../../src/delivery/channel-pacer.js";
 import {
   OUTBOX_INDEX_NAMESPACE,
   OUTBOX_NAMESPACE,
   Outbox,
   THREADS_NAMESPACE,
   ThreadIndex,
-} from "../../../src/slack/outbox.js";
-import { OutboxSender } from "../../../src/slack/outbox-sender.js";
+} from "../../../src/delivery/outbox.js";
+import { OutboxSender } from "../../../src/delivery/outbox-sender.js";
+import { silentLogger } from "../../../src/logger.js";
 import { createSlackWebClient, webClientPoster } from "../../../src/slack/slack-poster.js";
 import { openStateStore } from "../../../src/store/state-store.js";
 

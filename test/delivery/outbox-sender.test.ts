@@ -2,15 +2,14 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { planDeliveries } from "../../src/alerts/plan-deliveries.js";
-import type { OutboxDraft } from "../../src/slack/outbox.js";
+import { type AlertDraft, planDeliveries } from "../../src/alerts/plan-deliveries.js";
 import { openStateStore, type StateStore } from "../../src/store/state-store.js";
 import { buildAlert } from "../alerts/support/build-alert.js";
 import { captureLogs } from "../helpers/capture-logs.js";
 import { type FakeSlack, startFakeSlack } from "../helpers/fake-slack.js";
 import { buildSender } from "./support/build-sender.js";
 
-function drafts(channel: string, count: number, personId?: number): OutboxDraft[] {
+function drafts(channel: string, count: number, personId?: number): AlertDraft[] {
   const alerts = Array.from({ length: count }, (_, i) =>
     buildAlert({ person: { name: `${channel}-${i}`, ...(personId !== undefined ? { employeeId: personId } : {}) } }),
   );

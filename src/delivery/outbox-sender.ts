@@ -1,8 +1,9 @@
 import type { Logger } from "../logger.js";
+import { classifySlackError, type SlackFailure } from "../slack/classify-slack-error.js";
+import type { PostedMessage, SlackPoster } from "../slack/slack-poster.js";
+import { sleepUnlessAborted } from "../timers.js";
 import type { ChannelPacer } from "./channel-pacer.js";
-import { classifySlackError, type SlackFailure } from "./classify-slack-error.js";
 import type { Outbox, OutboxDraft, OutboxEntry, ThreadIndex } from "./outbox.js";
-import type { PostedMessage, SlackPoster } from "./slack-poster.js";
 
 export interface RetryPolicy {
   /** First backoff after a retryable failure; doubles each time. */
@@ -14,8 +15,14 @@ export interface RetryPolicy {
 
 export const DEFAULT_RETRY: RetryPolicy = { baseMs: 1000, maxMs: 30_000, attemptsPerFlush: 4 };
 
-export interface OutboxSenderOptions {
-  readonly outbox: Outbox;
+/** Turns a channel's backlog of single alerts into fewer messages (digests); undefined keeps them. */
+export type Coalesce<P> = (
+  channel: string,
+  waiting: readonly OutboxDraft<P>[],
+) => readonly OutboxDraft<P>[] | undefined;
+
+export interface OutboxSenderOptions<P = unknown> {
+  readonly outbox: Outbox<P>;
   readonly threads: ThreadIndex;
   readonly poster: SlackPoster;
   readonly pacer: ChannelPacer;
@@ -24,14 +31,16 @@ export interface OutboxSenderOptions {
   /** A 429 asking for longer than this leaves the channel for the next flush instead of waiting. */
   readonly maxRateLimitWaitMs?: number;
   readonly now?: () => number;
-  readonly sleep?: (ms: number) => Promise<void>;
+  readonly sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** Only entries not caught mid-post are offered. */
+  readonly coalesce?: Coalesce<P> | undefined;
   /**
-   * Turns a channel's backlog of single alerts into fewer messages (digests); undefined keeps them.
-   * Only entries not caught mid-post are offered.
+   * Shutdown: a flush stops before its next post (and wakes from pacing and back-off waits) once
+   * this aborts; what was not posted stays in the outbox for the next start.
    */
-  readonly coalesce?: (channel: string, waiting: readonly OutboxDraft[]) => readonly OutboxDraft[] | undefined;
+  readonly signal?: AbortSignal | undefined;
   /** Test seam: runs between Slack's confirmation and mark-sent, where a crash causes a double post. */
-  readonly afterPost?: (entry: OutboxEntry) => Promise<void> | void;
+  readonly afterPost?: (entry: OutboxEntry<P>) => Promise<void> | void;
 }
 
 export interface FlushReport {
@@ -47,6 +56,8 @@ export interface FlushReport {
   blockedChannels: Record<string, string>;
   /** Longest time from Slack's confirmation to the mark-sent write, in ms: the double-post window. */
   maxMarkSentMs: number;
+  /** True when shutdown stopped this flush before everything was tried. */
+  stopped: boolean;
 }
 
 function emptyReport(): FlushReport {
@@ -59,6 +70,7 @@ function emptyReport(): FlushReport {
     possibleDuplicates: 0,
     blockedChannels: {},
     maxMarkSentMs: 0,
+    stopped: false,
   };
 }
 
@@ -70,10 +82,10 @@ type Confirmed = { posted: PostedMessage; confirmedAt: number; threaded: boolean
  * its channel; retryable errors back off; permanent errors are logged once with the fix, counted,
  * and leave the channel's entries in the outbox until the configuration is fixed.
  */
-export class OutboxSender {
+export class OutboxSender<P = unknown> {
   private readonly retry: RetryPolicy;
   private readonly now: () => number;
-  private readonly sleep: (ms: number) => Promise<void>;
+  private readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   private readonly loggedProblems = new Set<string>();
   private readonly dmChannels = new Map<string, string>();
   private running: Promise<FlushReport> | undefined;
@@ -81,10 +93,14 @@ export class OutboxSender {
   /** Totals since start, for metrics. */
   readonly totals = { sent: 0, permanentFailures: 0, retryableFailures: 0, rateLimited: 0 };
 
-  constructor(private readonly options: OutboxSenderOptions) {
+  constructor(private readonly options: OutboxSenderOptions<P>) {
     this.retry = options.retry ?? DEFAULT_RETRY;
     this.now = options.now ?? Date.now;
-    this.sleep = options.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
+    this.sleep = options.sleep ?? sleepUnlessAborted;
+  }
+
+  private get stopping(): boolean {
+    return this.options.signal?.aborted === true;
   }
 
   /** Delivers what is waiting. Concurrent calls coalesce: at most one flush runs, one more follows. */
@@ -106,7 +122,12 @@ export class OutboxSender {
 
   private async flushOnce(): Promise<FlushReport> {
     const report = emptyReport();
-    const byChannel = new Map<string, OutboxEntry[]>();
+    if (this.stopping) {
+      report.stopped = true;
+      report.pending = await this.options.outbox.size();
+      return report;
+    }
+    const byChannel = new Map<string, OutboxEntry<P>[]>();
     for (const entry of await this.options.outbox.pending()) {
       const list = byChannel.get(entry.channel) ?? [];
       list.push(entry);
@@ -114,12 +135,13 @@ export class OutboxSender {
     }
     for (const [channel, entries] of byChannel) byChannel.set(channel, await this.coalesced(channel, entries));
     await Promise.all([...byChannel].map(([channel, entries]) => this.drainChannel(channel, entries, report)));
+    report.stopped = this.stopping;
     report.pending = await this.options.outbox.size();
     return report;
   }
 
   /** The channel's entries with its backlog of single alerts replaced by what `coalesce` makes of it. */
-  private async coalesced(channel: string, waiting: OutboxEntry[]): Promise<OutboxEntry[]> {
+  private async coalesced(channel: string, waiting: OutboxEntry<P>[]): Promise<OutboxEntry<P>[]> {
     const { outbox, coalesce } = this.options;
     const now = this.now();
     const entries = await outbox.finishReplacements(waiting, now);
@@ -139,10 +161,11 @@ export class OutboxSender {
     return (await outbox.pending()).filter((e) => e.channel === channel);
   }
 
-  private async drainChannel(channel: string, entries: readonly OutboxEntry[], report: FlushReport): Promise<void> {
+  private async drainChannel(channel: string, entries: readonly OutboxEntry<P>[], report: FlushReport): Promise<void> {
     // Still inside a long Retry-After from an earlier flush: leave this channel, do not hold the pass.
     if (this.options.pacer.delayFor(channel) > (this.options.maxRateLimitWaitMs ?? 60_000)) return;
     for (const entry of entries) {
+      if (this.stopping) return;
       if (entry.postingSince !== undefined) {
         report.possibleDuplicates += 1;
         this.options.logger.warn(
@@ -154,10 +177,10 @@ export class OutboxSender {
     }
   }
 
-  private async deliver(channel: string, initial: OutboxEntry, report: FlushReport): Promise<Outcome> {
+  private async deliver(channel: string, initial: OutboxEntry<P>, report: FlushReport): Promise<Outcome> {
     let entry = initial;
     for (let attempt = 1; ; attempt += 1) {
-      await this.options.pacer.take(channel);
+      if (!(await this.options.pacer.take(channel, this.options.signal))) return "stop-channel";
       entry = await this.options.outbox.markPosting(entry, this.now());
       let outcome: { ok: true; confirmed: Confirmed } | { ok: false; failure: SlackFailure };
       try {
@@ -199,13 +222,14 @@ export class OutboxSender {
         return "stop-channel";
       }
       const backoff = Math.min(this.retry.maxMs, this.retry.baseMs * 2 ** (attempt - 1));
-      await this.sleep(backoff * (0.8 + Math.random() * 0.4));
+      await this.sleep(backoff * (0.8 + Math.random() * 0.4), this.options.signal);
+      if (this.stopping) return "stop-channel";
     }
   }
 
   private async onPermanent(
     channel: string,
-    entry: OutboxEntry,
+    entry: OutboxEntry<P>,
     failure: Extract<SlackFailure, { kind: "permanent" }>,
     report: FlushReport,
   ): Promise<Outcome> {
@@ -242,7 +266,7 @@ export class OutboxSender {
     this.options.logger[level](fields, message);
   }
 
-  private async post(entry: OutboxEntry): Promise<Confirmed> {
+  private async post(entry: OutboxEntry<P>): Promise<Confirmed> {
     const { poster, threads } = this.options;
     const target = entry.kind === "dm" ? await this.dmChannel(entry) : entry.channel;
     const thread =
@@ -256,7 +280,7 @@ export class OutboxSender {
     return { posted, confirmedAt: performance.now(), threaded: thread !== undefined };
   }
 
-  private async settle(entry: OutboxEntry, confirmed: Confirmed, report: FlushReport): Promise<void> {
+  private async settle(entry: OutboxEntry<P>, confirmed: Confirmed, report: FlushReport): Promise<void> {
     const { threads, outbox } = this.options;
     const { posted, confirmedAt } = confirmed;
     await this.options.afterPost?.(entry);
@@ -271,7 +295,7 @@ export class OutboxSender {
     }
   }
 
-  private async dmChannel(entry: OutboxEntry): Promise<string> {
+  private async dmChannel(entry: OutboxEntry<P>): Promise<string> {
     const email = entry.managerEmail?.toLowerCase() ?? "";
     const cached = this.dmChannels.get(email);
     if (cached) return cached;

@@ -7,6 +7,8 @@ export interface PlainTextObject {
 export interface MrkdwnObject {
   readonly type: "mrkdwn";
   readonly text: string;
+  /** Slack leaves URLs and channel names as typed (no auto-linking). */
+  readonly verbatim?: boolean;
 }
 export type TextObject = PlainTextObject | MrkdwnObject;
 

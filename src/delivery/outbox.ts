@@ -1,5 +1,4 @@
-import type { Alert } from "../alerts/alert.js";
-import type { SlackMessage } from "../alerts/slack-message.js";
+import type { SlackMessage } from "../slack/slack-message.js";
 import type { KeyValueNamespace } from "../store/state-store.js";
 
 export const OUTBOX_NAMESPACE = "alerts.outbox";
@@ -8,12 +7,16 @@ export const THREADS_NAMESPACE = "alerts.threads";
 export const OUTBOX_INDEX_NAMESPACE = "alerts.outbox-index";
 const INDEX_KEY = "pending";
 
-/** A message to deliver, as planned by the alert pipeline. `id` is deterministic, so enqueueing twice is harmless. */
-export interface OutboxDraft {
+/**
+ * A message to deliver. `id` is deterministic, so enqueueing twice is harmless. `P` is what a
+ * single alert carries for the coalescer (the alert itself); delivery never looks inside it.
+ */
+export interface OutboxDraft<P = unknown> {
   readonly id: string;
   /** Channel name or id; for a manager DM, the email is in `managerEmail` and `channel` is a label. */
   readonly channel: string;
-  readonly kind: "alert" | "digest" | "dm";
+  /** `alert` (threaded per person, may be coalesced), `digest`, `dm` (to `managerEmail`), `report` (ops channel). */
+  readonly kind: "alert" | "digest" | "dm" | "report";
   readonly message: SlackMessage;
   /** Change identities this message carries (logs and the crash test). */
   readonly alertKeys: readonly string[];
@@ -21,13 +24,13 @@ export interface OutboxDraft {
   readonly threadKey?: string | undefined;
   readonly managerEmail?: string | undefined;
   /** The alert of a single-alert message, so that a backlog of them can become one digest. */
-  readonly alert?: Alert | undefined;
+  readonly alert?: P | undefined;
   /** Ids of the waiting entries this message replaces (a digest made of a backlog). */
   readonly replaces?: readonly string[] | undefined;
 }
 
 /** A draft in the store, with its delivery bookkeeping. */
-export interface OutboxEntry extends OutboxDraft {
+export interface OutboxEntry<P = unknown> extends OutboxDraft<P> {
   readonly enqueuedAt: number;
   readonly seq: number;
   readonly attempts: number;
@@ -40,9 +43,9 @@ export interface OutboxEntry extends OutboxDraft {
 interface SentMark {
   readonly sentAt: number;
 }
-type Stored = OutboxEntry | SentMark;
+type Stored<P> = OutboxEntry<P> | SentMark;
 
-function isSent(value: Stored): value is SentMark {
+function isSent<P>(value: Stored<P>): value is SentMark {
   return "sentAt" in value;
 }
 
@@ -54,7 +57,7 @@ export const DEFAULT_SENT_RETENTION_MS = 7 * 86_400_000;
  * replaced by a small sent mark right after Slack confirms it, so a crash or a Slack outage loses
  * nothing, and a replayed batch cannot queue a delivered message again.
  */
-export class Outbox {
+export class Outbox<P = unknown> {
   private seq = 0;
   private tail: Promise<unknown> = Promise.resolve();
 
@@ -76,11 +79,11 @@ export class Outbox {
   }
 
   /** Stores drafts neither waiting nor delivered already. Returns how many were new. */
-  enqueue(drafts: readonly OutboxDraft[], nowMs: number): Promise<number> {
+  enqueue(drafts: readonly OutboxDraft<P>[], nowMs: number): Promise<number> {
     return this.locked(async () => {
-      const fresh: OutboxEntry[] = [];
+      const fresh: OutboxEntry<P>[] = [];
       for (const draft of drafts) {
-        if ((await this.namespace.get<Stored>(draft.id)) !== undefined) continue;
+        if ((await this.namespace.get<Stored<P>>(draft.id)) !== undefined) continue;
         this.seq += 1;
         fresh.push({ ...draft, enqueuedAt: nowMs, seq: this.seq, attempts: 0 });
       }
@@ -95,12 +98,12 @@ export class Outbox {
   }
 
   /** Every waiting entry, in enqueue order; ids of sent entries are pruned from the index. */
-  pending(): Promise<OutboxEntry[]> {
+  pending(): Promise<OutboxEntry<P>[]> {
     return this.locked(async () => {
       const ids = await this.ids();
-      const entries: OutboxEntry[] = [];
+      const entries: OutboxEntry<P>[] = [];
       for (const id of ids) {
-        const entry = await this.namespace.get<Stored>(id);
+        const entry = await this.namespace.get<Stored<P>>(id);
         if (entry && !isSent(entry)) entries.push(entry);
       }
       if (entries.length !== ids.length)
@@ -117,13 +120,13 @@ export class Outbox {
    * digest). The drafts are stored first; a crash before the entries are marked leaves both, and
    * `finishReplacements` completes it on the next flush, so neither is lost nor posted twice.
    */
-  async replace(entries: readonly OutboxEntry[], drafts: readonly OutboxDraft[], nowMs: number): Promise<void> {
+  async replace(entries: readonly OutboxEntry<P>[], drafts: readonly OutboxDraft<P>[], nowMs: number): Promise<void> {
     await this.enqueue(drafts, nowMs);
     await this.markReplaced(entries, nowMs);
   }
 
   /** Marks the waiting entries that a waiting replacement stands for; returns the others. */
-  async finishReplacements(entries: readonly OutboxEntry[], nowMs: number): Promise<OutboxEntry[]> {
+  async finishReplacements(entries: readonly OutboxEntry<P>[], nowMs: number): Promise<OutboxEntry<P>[]> {
     const replaced = new Set(entries.flatMap((e) => e.replaces ?? []));
     if (replaced.size === 0) return [...entries];
     await this.markReplaced(
@@ -133,7 +136,7 @@ export class Outbox {
     return entries.filter((e) => !replaced.has(e.id));
   }
 
-  private async markReplaced(entries: readonly OutboxEntry[], nowMs: number): Promise<void> {
+  private async markReplaced(entries: readonly OutboxEntry<P>[], nowMs: number): Promise<void> {
     for (const entry of entries) await this.markDone(entry, nowMs);
   }
 
@@ -141,29 +144,29 @@ export class Outbox {
     return (await this.pending()).length;
   }
 
-  async markPosting(entry: OutboxEntry, nowMs: number): Promise<OutboxEntry> {
-    const next: OutboxEntry = { ...entry, postingSince: nowMs, attempts: entry.attempts + 1 };
+  async markPosting(entry: OutboxEntry<P>, nowMs: number): Promise<OutboxEntry<P>> {
+    const next: OutboxEntry<P> = { ...entry, postingSince: nowMs, attempts: entry.attempts + 1 };
     await this.namespace.set(entry.id, next);
     return next;
   }
 
   /** The one write between Slack's answer and safety: it must stay a single small write. */
-  async markSent(entry: OutboxEntry): Promise<void> {
+  async markSent(entry: OutboxEntry<P>): Promise<void> {
     await this.markDone(entry, Date.now());
   }
 
   /** Replaces an entry by its sent mark: done, and not to be queued again for a while. */
-  private async markDone(entry: OutboxEntry, nowMs: number): Promise<void> {
+  private async markDone(entry: OutboxEntry<P>, nowMs: number): Promise<void> {
     await this.namespace.set<SentMark>(entry.id, { sentAt: nowMs }, this.sentRetentionMs);
   }
 
-  async markFailed(entry: OutboxEntry, error: string): Promise<void> {
+  async markFailed(entry: OutboxEntry<P>, error: string): Promise<void> {
     const { postingSince: _dropped, ...rest } = entry;
     await this.namespace.set(entry.id, { ...rest, lastError: error });
   }
 
   /** Drops an entry that can never be delivered (a manager without a Slack account); it is not queued again. */
-  async discard(entry: OutboxEntry): Promise<void> {
+  async discard(entry: OutboxEntry<P>): Promise<void> {
     await this.markDone(entry, Date.now());
   }
 }

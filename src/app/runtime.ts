@@ -1,17 +1,31 @@
-import { LogLevel, type RetryOptions, type Logger as SlackLogger, WebClient } from "@slack/web-api";
+import type { RetryOptions, WebClient } from "@slack/web-api";
+import type { Alert } from "../alerts/alert.js";
+import { type AlertSettings, alertSettings } from "../alerts/alert-settings.js";
+import { backlogDigest } from "../alerts/plan-deliveries.js";
 import { RetentionClient, type RetentionClientOptions } from "../api/client.js";
 import { RateLimiter } from "../api/rate-limiter.js";
+import type { CommandIO } from "../commands/command-io.js";
 import type { Config } from "../config/schema.js";
+import { type DeliveryOptions, DeliveryService } from "../delivery/delivery-service.js";
 import { ConfigError, type ConfigIssue } from "../errors.js";
 import { createLogger, type Logger } from "../logger.js";
+import { createSlackWebClient, webClientPoster } from "../slack/slack-poster.js";
 import { openStateStore, type StateStore } from "../store/state-store.js";
-import type { CommandIO } from "./command-io.js";
 
 /** What a command needs wired; only those adapters are built (and required by the config). */
 export interface RuntimeNeeds {
   readonly client?: boolean;
   readonly store?: boolean;
   readonly slack?: boolean;
+  /**
+   * The one delivery service (outbox, pacer, sender) over the store; it posts through the Slack
+   * client when `slack` is wired too, else messages wait in the outbox. Implies `store`.
+   */
+  readonly delivery?: boolean;
+  /** Shutdown: cancels the poll client's requests in flight and stops deliveries at a safe point. */
+  readonly signal?: AbortSignal | undefined;
+  /** Test overrides for the delivery sender (retry delays, crash seam). */
+  readonly deliveryOptions?: DeliveryOptions<Alert>["sender"];
   /** Overrides for the API clients (tests pass small retry delays). */
   readonly clientOptions?: Partial<
     Pick<RetentionClientOptions, "retryBaseDelayMs" | "maxRetries" | "timeoutMs" | "onAttempt" | "signal">
@@ -41,23 +55,32 @@ interface StorePart {
 interface SlackPart {
   readonly slack: WebClient;
 }
+interface DeliveryPart {
+  readonly store: StateStore;
+  readonly alertSettings: AlertSettings;
+  readonly delivery: DeliveryService<Alert>;
+}
 
 export type Runtime<N extends RuntimeNeeds = RuntimeNeeds> = RuntimeBase &
   (N["client"] extends true ? ClientPart : Partial<ClientPart>) &
   (N["store"] extends true ? StorePart : Partial<StorePart>) &
-  (N["slack"] extends true ? SlackPart : Partial<SlackPart>);
+  (N["slack"] extends true ? SlackPart : Partial<SlackPart>) &
+  (N["delivery"] extends true ? DeliveryPart : Partial<DeliveryPart>);
 
-/**
- * A daemon's Slack retries: a few quick attempts in-process; anything longer is the outbox's job,
- * so a Slack outage never blocks the poller. 429s wait the full Retry-After (the SDK pauses its queue).
- */
-export const DAEMON_SLACK_RETRY: RetryOptions = {
-  retries: 3,
-  factor: 3,
-  minTimeout: 1_000,
-  maxTimeout: 15_000,
-  randomize: true,
-};
+/** The delivery service of the alert settings: their pacing and retention, their backlog digests. */
+export function createDelivery(
+  settings: AlertSettings,
+  options: Omit<DeliveryOptions<Alert>, "settings">,
+): DeliveryService<Alert> {
+  return new DeliveryService<Alert>({
+    ...options,
+    settings: {
+      messagesPerSecondPerChannel: settings.messagesPerSecondPerChannel,
+      retentionMs: settings.retentionMs,
+      coalesce: backlogDigest(settings.digestThreshold),
+    },
+  });
+}
 
 /** The secret values the logger scrubs from every line. */
 export function configSecrets(config: Config): string[] {
@@ -83,25 +106,11 @@ function requireSettings(config: Config, needs: RuntimeNeeds): void {
   if (issues.length > 0) throw new ConfigError("missing settings", issues);
 }
 
-/** Routes the Slack SDK's own logging into pino at debug (warnings stay warnings). */
-function slackLogger(logger: Logger): SlackLogger {
-  let level = LogLevel.DEBUG;
-  return {
-    debug: (...msg: unknown[]) => logger.debug({ component: "slack-sdk" }, msg.map(String).join(" ")),
-    info: (...msg: unknown[]) => logger.debug({ component: "slack-sdk" }, msg.map(String).join(" ")),
-    warn: (...msg: unknown[]) => logger.warn({ component: "slack-sdk" }, msg.map(String).join(" ")),
-    error: (...msg: unknown[]) => logger.error({ component: "slack-sdk" }, msg.map(String).join(" ")),
-    setLevel: (next: LogLevel) => {
-      level = next;
-    },
-    getLevel: () => level,
-    setName: () => undefined,
-  };
-}
-
 /**
- * Builds the adapters a command needs from the config: the logger (scrubbing every secret), the
- * API clients sharing one rate budget, the state store and the Slack WebClient.
+ * The composition root: the only place that builds adapters. From the config it makes what a
+ * command needs: the logger (scrubbing every secret), the API clients sharing one rate budget,
+ * the state store, the one Slack WebClient, and the one delivery service that alerts and
+ * reconcile reports share.
  */
 export async function openRuntime<const N extends RuntimeNeeds>(
   config: Config,
@@ -131,7 +140,14 @@ export async function openRuntime<const N extends RuntimeNeeds>(
       rateLimiter,
       ...needs.clientOptions,
     };
-    const client = new RetentionClient({ ...base, logger: logger.child({ component: "api" }), priority: "poll" });
+    // Shutdown cancels polling's requests in flight; reconcile's bulk writes stop between requests
+    // instead (its journal then knows exactly what was sent).
+    const client = new RetentionClient({
+      ...base,
+      ...(needs.signal ? { signal: needs.signal } : {}),
+      logger: logger.child({ component: "api" }),
+      priority: "poll",
+    });
     const bulkClient = new RetentionClient({ ...base, logger: logger.child({ component: "api" }), priority: "bulk" });
     closers.push(
       () => client.close(),
@@ -139,20 +155,32 @@ export async function openRuntime<const N extends RuntimeNeeds>(
     );
     Object.assign(parts, { client, bulkClient, rateLimiter });
   }
+  let slack: WebClient | undefined;
   if (needs.slack && config.slack.token) {
-    parts.slack = new WebClient(config.slack.token, {
-      slackApiUrl: config.slack.apiUrl,
-      retryConfig: needs.slackRetry ?? DAEMON_SLACK_RETRY,
-      timeout: 10_000,
-      logger: slackLogger(logger),
-      logLevel: LogLevel.DEBUG,
+    slack = createSlackWebClient({
+      token: config.slack.token,
+      apiUrl: config.slack.apiUrl,
+      logger,
+      ...(needs.slackRetry ? { retry: needs.slackRetry } : {}),
     });
+    parts.slack = slack;
   }
-  if (needs.store) {
+  if (needs.store || needs.delivery) {
     try {
       const store = await openStateStore(config.state.path);
       closers.push(() => store.close());
       parts.store = store;
+      if (needs.delivery) {
+        const settings = alertSettings(config);
+        parts.alertSettings = settings;
+        parts.delivery = createDelivery(settings, {
+          store,
+          poster: slack ? webClientPoster(slack) : undefined,
+          logger,
+          signal: needs.signal,
+          ...(needs.deliveryOptions ? { sender: needs.deliveryOptions } : {}),
+        });
+      }
     } catch (error) {
       await Promise.allSettled(closers.map((close) => close()));
       throw error;

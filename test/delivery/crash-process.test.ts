@@ -18,7 +18,7 @@ describe("a real process killed between Slack's confirmation and mark-sent", () 
   let childScript: string;
 
   beforeAll(async () => {
-    childScript = await bundleEntry("test/slack/support/crash-child.ts", "crash-child");
+    childScript = await bundleEntry("test/delivery/support/crash-child.ts", "crash-child");
     slack = await startFakeSlack();
     dir = mkdtempSync(join(tmpdir(), "rs-kill-"));
   });

@@ -1,0 +1,74 @@
+import type { ChangeItem } from "../api/change-item.js";
+import type { Alert } from "./alert.js";
+import type { AlertCommitLog } from "./alert-commit.js";
+import type { AlertSettings } from "./alert-settings.js";
+import { selectFresh } from "./dedupe.js";
+import type { DeliveryLedger } from "./delivery-ledger.js";
+import type { ChangeEnricher } from "./enrich.js";
+import type { Lens } from "./lens.js";
+import { type DeliveryPlan, planDeliveries } from "./plan-deliveries.js";
+
+/** A change that came in by either door (a poll pass or a webhook event). */
+export interface Arrival {
+  readonly item: ChangeItem;
+  readonly lens: Lens;
+  /** Every identity it is known by and recorded under: its change key, plus the event key of a webhook event. */
+  readonly keys: readonly string[];
+}
+
+export interface HandOverInput {
+  readonly arrivals: readonly Arrival[];
+  /** Enriches the fresh arrivals (the webhook door bounds its employee look-ups in time). */
+  readonly enricher: ChangeEnricher;
+  /** Lens key -> cursor reached (poll passes only), committed with the messages. */
+  readonly cursors: Readonly<Record<string, string>>;
+  readonly nowMs: number;
+  /** Plans and returns the messages; records nothing. */
+  readonly dryRun: boolean;
+}
+
+export interface HandOverResult {
+  /** The arrivals not handled before, in order. */
+  readonly fresh: readonly Arrival[];
+  readonly alerts: readonly Alert[];
+  readonly plan: DeliveryPlan;
+  /** Drafts new to the outbox (0 in a dry run). */
+  readonly enqueued: number;
+}
+
+export interface HandOverDeps {
+  readonly settings: AlertSettings;
+  readonly ledger: DeliveryLedger;
+  readonly commits: AlertCommitLog;
+}
+
+/**
+ * The one hand-over both doors share: drop what was handled before, enrich, plan the messages and
+ * commit them with the handled keys and cursors as one unit. Runs under the ledger's lock, after
+ * finishing any hand-over a crash interrupted, so the poller and the webhook receiver of one
+ * process never both enqueue the same change.
+ */
+export function handOver(deps: HandOverDeps, input: HandOverInput): Promise<HandOverResult> {
+  const { ledger, commits, settings } = deps;
+  return ledger.exclusive(async () => {
+    if (!input.dryRun) await commits.recover();
+    const handled = await ledger.handled(input.arrivals.flatMap((a) => a.keys));
+    const { fresh } = selectFresh(input.arrivals, (a) => a.keys, handled);
+    const alerts: Alert[] = [];
+    for (const arrival of fresh) alerts.push(await input.enricher.toAlert(arrival.item, arrival.lens));
+    const plan = planDeliveries({
+      alerts,
+      routing: settings.routing,
+      digestThreshold: settings.digestThreshold,
+      managerDm: settings.managerDm,
+    });
+    if (input.dryRun) return { fresh, alerts, plan, enqueued: 0 };
+    const enqueued = await commits.commit({
+      drafts: plan.drafts,
+      keys: fresh.flatMap((a) => a.keys),
+      cursors: input.cursors,
+      nowMs: input.nowMs,
+    });
+    return { fresh, alerts, plan, enqueued };
+  });
+}

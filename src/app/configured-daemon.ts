@@ -1,0 +1,126 @@
+import { unwatchFile, watchFile } from "node:fs";
+import { createAlertJobs } from "../alerts/alert-jobs.js";
+import type { CommandIO } from "../commands/command-io.js";
+import type { Config } from "../config/schema.js";
+import { HealthMonitor } from "../daemon/health-monitor.js";
+import { createMetrics } from "../daemon/metrics.js";
+import { observeApiAttempt, observePollPass, observeReconcile } from "../daemon/observe-work.js";
+import { type DaemonDeps, type RunningDaemon, startDaemon } from "../daemon/run-daemon.js";
+import { postReconcileReport } from "../roster/post-report.js";
+import { hasInterruptedReconcile } from "../roster/reconcile-journal.js";
+import { reconcileOnce } from "../roster/reconcile-once.js";
+import { openRuntime } from "./runtime.js";
+
+export interface ConfiguredDaemon {
+  readonly daemon: RunningDaemon;
+  /** Stops the daemon, then closes the clients and the store. */
+  stop(reason: string): Promise<{ clean: boolean }>;
+}
+
+/** How long without a successful call before /readyz says not ready: three poll intervals, at least 5 minutes. */
+function staleAfterMs(config: Config): number {
+  const interval = config.alerts.webhook.enabled ? config.alerts.backstopPollInterval : config.alerts.pollInterval;
+  return Math.max(300, 3 * interval) * 1000;
+}
+
+/**
+ * Wires the adapters (clients on one rate budget, store, Slack) to the daemon's jobs from the
+ * config: the poller and webhook receiver when alerts are on, the reconcile schedule when a
+ * roster file is set. `run` and `demo` both start the daemon through here.
+ */
+export async function startConfiguredDaemon(config: Config, io: CommandIO): Promise<ConfiguredDaemon> {
+  const metrics = createMetrics();
+  const health = new HealthMonitor(staleAfterMs(config));
+  const slack = config.slack.token !== undefined;
+  // One shutdown signal for everything: the jobs, the poll client's requests and Slack delivery.
+  const shutdown = new AbortController();
+  const runtime = await openRuntime(config, io, {
+    client: true,
+    store: true,
+    slack,
+    delivery: true,
+    signal: shutdown.signal,
+    logDestination: io.stdout,
+    clientOptions: { onAttempt: (attempt) => observeApiAttempt(metrics, health, attempt) },
+  });
+  const { logger, store, delivery } = runtime;
+  try {
+    const alerts = config.alerts.enabled
+      ? createAlertJobs({
+          config,
+          settings: runtime.alertSettings,
+          store,
+          client: runtime.client,
+          delivery,
+          logger: logger.child({ component: "alerts" }),
+          onPass: (report) => observePollPass(metrics, report, new Date()),
+        })
+      : undefined;
+    if (alerts && !slack) logger.warn("SLACK_BOT_TOKEN is not set: alerts are queued in the outbox until it is");
+
+    const rosterFile = config.roster.enabled ? config.roster.file : undefined;
+    const reconcileLogger = logger.child({ component: "reconcile" });
+    // A reconcile cut short by a crash is finished at start, not left half-applied until the schedule.
+    const resume = rosterFile !== undefined && (await hasInterruptedReconcile(store));
+    if (resume && !config.roster.runOnStart) {
+      logger.warn("the last reconcile was interrupted (crash or stop); finishing it now instead of at the schedule");
+    }
+    const reconcile: DaemonDeps["reconcile"] = rosterFile
+      ? {
+          schedule: config.roster.schedule,
+          timezone: config.roster.timezone,
+          runOnStart: config.roster.runOnStart || resume,
+          async run(signal) {
+            const report = await reconcileOnce(
+              { config, client: runtime.bulkClient, store, logger: reconcileLogger },
+              { file: rosterFile, signal },
+            );
+            // reconcileOnce logs the report itself; the daemon only counts it and posts it.
+            observeReconcile(metrics, report);
+            if (slack && config.slack.opsChannel) {
+              await postReconcileReport(delivery, config.slack.opsChannel, report, reconcileLogger);
+            }
+          },
+        }
+      : undefined;
+    if (!rosterFile) logger.info("no roster file configured (HRIS_ROSTER_FILE): roster reconciliation is off");
+
+    const daemon = await startDaemon({
+      shutdown,
+      logger,
+      store,
+      metrics,
+      health,
+      ops: { host: config.daemon.host, port: config.daemon.port },
+      shutdownGraceMs: config.daemon.shutdownGraceSeconds * 1000,
+      poll: alerts?.poll,
+      reconcile,
+      webhookReceiver: alerts?.webhookReceiver,
+    });
+
+    let stopWatching = () => {};
+    if (rosterFile && config.roster.runOnFileChange) {
+      // Polling stat works on mounted volumes where inotify events never arrive.
+      const onChange = (current: { mtimeMs: number }, previous: { mtimeMs: number }) => {
+        if (current.mtimeMs === previous.mtimeMs || current.mtimeMs === 0) return;
+        logger.info({ file: rosterFile }, "roster file changed: reconciling now");
+        void daemon.reconcileNow();
+      };
+      watchFile(rosterFile, { interval: 5_000, persistent: false }, onChange);
+      stopWatching = () => unwatchFile(rosterFile, onChange);
+    }
+
+    return {
+      daemon,
+      async stop(reason) {
+        stopWatching();
+        const result = await daemon.stop(reason);
+        await runtime.close();
+        return result;
+      },
+    };
+  } catch (error) {
+    await runtime.close().catch(() => undefined);
+    throw error;
+  }
+}

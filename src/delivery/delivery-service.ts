@@ -1,0 +1,81 @@
+import type { Logger } from "../logger.js";
+import type { SlackPoster } from "../slack/slack-poster.js";
+import type { StateStore } from "../store/state-store.js";
+import { ChannelPacer } from "./channel-pacer.js";
+import {
+  OUTBOX_INDEX_NAMESPACE,
+  OUTBOX_NAMESPACE,
+  Outbox,
+  type OutboxDraft,
+  THREADS_NAMESPACE,
+  ThreadIndex,
+} from "./outbox.js";
+import { type Coalesce, type FlushReport, OutboxSender, type OutboxSenderOptions } from "./outbox-sender.js";
+
+export interface DeliverySettings<P> {
+  /** slack.messagesPerSecondPerChannel */
+  readonly messagesPerSecondPerChannel: number;
+  /** How long sent marks and thread roots are kept (alerts.dedupeRetention). */
+  readonly retentionMs: number;
+  /** Backlog digests; the alert flow supplies it, delivery never decides a digest itself. */
+  readonly coalesce?: Coalesce<P> | undefined;
+}
+
+export interface DeliveryOptions<P> {
+  readonly store: StateStore;
+  /** Absent without a Slack token (or in a dry run): messages wait in the outbox. */
+  readonly poster?: SlackPoster | undefined;
+  readonly settings: DeliverySettings<P>;
+  readonly logger: Logger;
+  /** Shutdown: flushes stop at the next safe point. */
+  readonly signal?: AbortSignal | undefined;
+  /** Test overrides (retry delays, crash seam, clock). */
+  readonly sender?: Partial<Pick<OutboxSenderOptions<P>, "retry" | "maxRateLimitWaitMs" | "afterPost" | "sleep">>;
+}
+
+/**
+ * The one way anything reaches Slack: a draft is written to the outbox first, then the sender posts
+ * it (paced per channel, errors classified, crash-safe). Alerts and reconcile reports share it.
+ */
+export class DeliveryService<P = unknown> {
+  readonly outbox: Outbox<P>;
+  /** Undefined without a poster: `flush` then only reports what waits. */
+  readonly sender: OutboxSender<P> | undefined;
+
+  constructor(options: DeliveryOptions<P>) {
+    const { store, settings, logger } = options;
+    this.outbox = new Outbox<P>(
+      store.namespace(OUTBOX_NAMESPACE),
+      store.namespace(OUTBOX_INDEX_NAMESPACE),
+      settings.retentionMs,
+    );
+    this.sender = options.poster
+      ? new OutboxSender<P>({
+          outbox: this.outbox,
+          threads: new ThreadIndex(store.namespace(THREADS_NAMESPACE), settings.retentionMs),
+          poster: options.poster,
+          pacer: new ChannelPacer(settings.messagesPerSecondPerChannel),
+          logger: logger.child({ component: "slack-outbox" }),
+          coalesce: settings.coalesce,
+          signal: options.signal,
+          ...options.sender,
+        })
+      : undefined;
+  }
+
+  /** Stores drafts for delivery (ids already waiting or sent are skipped); returns how many were new. */
+  enqueue(drafts: readonly OutboxDraft<P>[], nowMs: number): Promise<number> {
+    return this.outbox.enqueue(drafts, nowMs);
+  }
+
+  /** Posts what waits; without a poster, undefined. Concurrent calls coalesce (see OutboxSender.flush). */
+  async flush(): Promise<FlushReport | undefined> {
+    return this.sender?.flush();
+  }
+
+  /** Enqueues one message and flushes; for messages outside the alert flow (reconcile reports). */
+  async send(draft: OutboxDraft<P>, nowMs: number): Promise<FlushReport | undefined> {
+    await this.enqueue([draft], nowMs);
+    return this.flush();
+  }
+}
