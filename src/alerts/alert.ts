@@ -1,6 +1,5 @@
+import type { RiskLevel } from "../api/spec-records.js";
 import type { Lens } from "./lens.js";
-
-export type RiskLevel = "high" | "watch" | "low";
 
 /** The person an alert is about, after enrichment (API employee record + HRIS row). */
 export interface AlertPerson {

@@ -1,4 +1,4 @@
-import type { RiskLevel } from "./alert.js";
+import type { RiskLevel } from "../api/spec-records.js";
 
 const CHANGE_WORDS: Readonly<Record<string, string>> = {
   profile_update: "Updated their profile",

@@ -1,3 +1,4 @@
+import { RISK_LEVELS } from "../api/spec-records.js";
 import type { Block, SlackMessage } from "../slack/slack-message.js";
 import {
   escapeMrkdwn,
@@ -53,8 +54,7 @@ function packSections(lines: readonly string[]): string[] {
 function countByLevel(alerts: readonly Alert[]): string {
   const counts = { high: 0, watch: 0, low: 0 };
   for (const alert of alerts) counts[alert.riskLevel] += 1;
-  return (["high", "watch", "low"] as const)
-    .filter((level) => counts[level] > 0)
+  return RISK_LEVELS.filter((level) => counts[level] > 0)
     .map((level) => `${counts[level]} ${level}`)
     .join(", ");
 }

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { ChangeItem } from "../api/change-item.js";
-import type { RiskLevel } from "./alert.js";
+import { RISK_LEVELS, type RiskLevel } from "../api/spec-records.js";
 import { changeIdFromEventId, changeKeyOf } from "./dedupe.js";
 import type { Lens } from "./lens.js";
 
@@ -25,7 +25,7 @@ const eventChange = z.looseObject({
   changeType: z.string().min(1),
   changedFields: z.string().nullish(),
   riskScore: z.number().min(0).max(1).nullable(),
-  riskLevel: z.enum(["high", "watch", "low"]),
+  riskLevel: z.enum(RISK_LEVELS),
   summary: z.string().nullish(),
   factors: z.array(z.string()).nullish(),
   detectedAt: z.string().optional(),

@@ -1,6 +1,7 @@
 import { validate as isValidCron } from "node-cron";
 import { z } from "zod";
 import { CHANGE_TYPES } from "../api/change-types.js";
+import { RISK_LEVELS } from "../api/spec-records.js";
 
 /**
  * The whole configuration, as one zod schema. `config/default.yaml` documents every option;
@@ -30,7 +31,7 @@ function isKnownTimezone(zone: string): boolean {
   }
 }
 
-const riskLevel = z.enum(["low", "watch", "high"]);
+const riskLevel = z.enum(RISK_LEVELS);
 
 export { CHANGE_TYPES };
 
