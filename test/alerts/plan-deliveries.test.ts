@@ -1,0 +1,86 @@
+import { describe, expect, it } from "vitest";
+import { backlogDigest, channelDrafts, planDeliveries } from "../../src/alerts/plan-deliveries.js";
+import type { RoutingConfig } from "../../src/alerts/route-alert.js";
+import { ACME, buildAlert, RETENTION } from "./support/build-alert.js";
+
+const BOTH: RoutingConfig = {
+  routes: [
+    { name: "hr", lens: "retention", minRiskScore: 0.5, channel: "hr-alerts" },
+    { name: "talent", lens: "poaching", minRiskScore: 0.5, channel: "talent" },
+  ],
+};
+
+describe("planDeliveries", () => {
+  it("sends each alert to the channels of the routes that take it, one message each, threaded per person", () => {
+    const own = buildAlert({ lens: RETENTION });
+    const theirs = buildAlert({ lens: ACME });
+    const plan = planDeliveries({ alerts: [own, theirs], routing: BOTH, digestThreshold: 10, managerDm: false });
+    expect(plan.drafts.map((d) => [d.channel, d.kind, d.alertKeys])).toEqual([
+      ["hr-alerts", "alert", [own.key]],
+      ["talent", "alert", [theirs.key]],
+    ]);
+    expect(plan.drafts[0]?.id).toBe(`a|hr-alerts|${own.key}`);
+    expect(plan.drafts[0]?.threadKey).toBe(`1:${own.person.employeeId}`);
+    expect(plan.drafts[0]?.alert).toBe(own);
+    expect(plan.perChannel).toEqual({ "hr-alerts": 1, talent: 1 });
+    expect(plan.unrouted).toEqual([]);
+  });
+
+  it("reports what no route takes and plans nothing for it", () => {
+    const low = buildAlert({ riskScore: 0.2, riskLevel: "low" });
+    const plan = planDeliveries({ alerts: [low], routing: BOTH, digestThreshold: 10, managerDm: false });
+    expect(plan.drafts).toEqual([]);
+    expect(plan.unrouted).toEqual([low]);
+  });
+
+  it("turns a channel's burst over the threshold into digests, leaving quieter channels single", () => {
+    const burst = Array.from({ length: 4 }, () => buildAlert({ lens: RETENTION }));
+    const single = buildAlert({ lens: ACME });
+    const plan = planDeliveries({ alerts: [...burst, single], routing: BOTH, digestThreshold: 3, managerDm: false });
+    expect(plan.digestChannels).toEqual(["hr-alerts"]);
+    const hr = plan.drafts.filter((d) => d.channel === "hr-alerts");
+    expect(hr.every((d) => d.kind === "digest")).toBe(true);
+    expect(hr.flatMap((d) => d.alertKeys)).toEqual(expect.arrayContaining(burst.map((a) => a.key)));
+    expect(plan.drafts.filter((d) => d.channel === "talent").map((d) => d.kind)).toEqual(["alert"]);
+  });
+
+  it("plans the same ids for the same alerts, so a replayed pass enqueues nothing new", () => {
+    const alerts = Array.from({ length: 5 }, () => buildAlert());
+    const once = planDeliveries({ alerts, routing: BOTH, digestThreshold: 3, managerDm: false });
+    const again = planDeliveries({ alerts, routing: BOTH, digestThreshold: 3, managerDm: false });
+    expect(again.drafts.map((d) => d.id)).toEqual(once.drafts.map((d) => d.id));
+  });
+
+  it("DMs the manager of an own-roster person only when manager DMs are on", () => {
+    const own = buildAlert({ lens: RETENTION, person: { managerEmail: " Boss@Example.com " } });
+    const competitor = buildAlert({ lens: ACME, person: { managerEmail: "boss@globex.example" } });
+    const off = planDeliveries({ alerts: [own, competitor], routing: BOTH, digestThreshold: 10, managerDm: false });
+    expect(off.drafts.filter((d) => d.kind === "dm")).toEqual([]);
+    const on = planDeliveries({ alerts: [own, competitor], routing: BOTH, digestThreshold: 10, managerDm: true });
+    const dms = on.drafts.filter((d) => d.kind === "dm");
+    expect(dms.map((d) => [d.managerEmail, d.alertKeys])).toEqual([["boss@example.com", [own.key]]]);
+  });
+});
+
+describe("the digest decision (channelDrafts, backlogDigest)", () => {
+  it("stays single up to the threshold and digests above it", () => {
+    const three = Array.from({ length: 3 }, () => buildAlert());
+    expect(channelDrafts("hr", three, 3).digest).toBe(false);
+    expect(channelDrafts("hr", [...three, buildAlert()], 3).digest).toBe(true);
+  });
+
+  it("turns a waiting backlog of singles into the same digests a pass would have made", () => {
+    const alerts = Array.from({ length: 4 }, () => buildAlert());
+    const singles = channelDrafts("hr", alerts, 10).drafts;
+    const coalesced = backlogDigest(3)("hr", singles);
+    expect(coalesced?.map((d) => d.id)).toEqual(channelDrafts("hr", alerts, 3).drafts.map((d) => d.id));
+  });
+
+  it("leaves a backlog alone when it is small or holds anything but single alerts", () => {
+    const alerts = Array.from({ length: 4 }, () => buildAlert());
+    const singles = channelDrafts("hr", alerts, 10).drafts;
+    expect(backlogDigest(10)("hr", singles)).toBeUndefined();
+    const digest = channelDrafts("hr", alerts, 1).drafts;
+    expect(backlogDigest(3)("hr", [...singles, ...digest])).toBeUndefined();
+  });
+});
