@@ -73,9 +73,12 @@ export class DeliveryService<P = unknown> {
     return this.sender?.flush();
   }
 
-  /** Enqueues one message and flushes; for messages outside the alert flow (reconcile reports). */
+  /**
+   * Enqueues one message and delivers just that one (messages outside the alert flow: reconcile
+   * reports). A one-shot command thus never posts the alert backlog a running daemon owns.
+   */
   async send(draft: OutboxDraft<P>, nowMs: number): Promise<FlushReport | undefined> {
     await this.enqueue([draft], nowMs);
-    return this.flush();
+    return this.sender?.flush(new Set([draft.id]));
   }
 }

@@ -103,13 +103,19 @@ export class OutboxSender<P = unknown> {
     return this.options.signal?.aborted === true;
   }
 
-  /** Delivers what is waiting. Concurrent calls coalesce: at most one flush runs, one more follows. */
-  flush(): Promise<FlushReport> {
+  /**
+   * Delivers what is waiting, or only the entries named in `only`. Concurrent calls coalesce: at
+   * most one flush runs, one more follows; a flush of named entries waits its turn.
+   */
+  flush(only?: ReadonlySet<string>): Promise<FlushReport> {
     if (!this.running) {
-      this.running = this.flushOnce().finally(() => {
+      this.running = this.flushOnce(only).finally(() => {
         this.running = undefined;
       });
       return this.running;
+    }
+    if (only) {
+      return this.running.catch(() => undefined).then(() => this.flush(only));
     }
     this.rerun ??= this.running
       .catch(() => undefined)
@@ -120,7 +126,7 @@ export class OutboxSender<P = unknown> {
     return this.rerun;
   }
 
-  private async flushOnce(): Promise<FlushReport> {
+  private async flushOnce(only: ReadonlySet<string> | undefined): Promise<FlushReport> {
     const report = emptyReport();
     if (this.stopping) {
       report.stopped = true;
@@ -129,11 +135,14 @@ export class OutboxSender<P = unknown> {
     }
     const byChannel = new Map<string, OutboxEntry<P>[]>();
     for (const entry of await this.options.outbox.pending()) {
+      if (only && !only.has(entry.id)) continue;
       const list = byChannel.get(entry.channel) ?? [];
       list.push(entry);
       byChannel.set(entry.channel, list);
     }
-    for (const [channel, entries] of byChannel) byChannel.set(channel, await this.coalesced(channel, entries));
+    if (!only) {
+      for (const [channel, entries] of byChannel) byChannel.set(channel, await this.coalesced(channel, entries));
+    }
     await Promise.all([...byChannel].map(([channel, entries]) => this.drainChannel(channel, entries, report)));
     report.stopped = this.stopping;
     report.pending = await this.options.outbox.size();
