@@ -6,11 +6,12 @@ import type { Config } from "../config/schema.js";
 import { ConfigError, EXIT_PARTIAL, PaymentRequiredError } from "../errors.js";
 import type { Logger } from "../logger.js";
 import type { KeyValueNamespace, StateStore } from "../store/state-store.js";
-import { type ApplyResult, applyPlan, type JournalEntry } from "./apply-plan.js";
+import { type ApplyResult, applyPlan } from "./apply-plan.js";
 import { canonicalProfileUrl } from "./canonical-profile-url.js";
 import { advanceMemory, diffRoster, EMPTY_MEMORY, type RosterMemory, type ServicePerson } from "./diff-roster.js";
 import { type PlanStep, planReconcile } from "./plan-reconcile.js";
 import { type RosterFile, readRoster, rosterReadOptions } from "./read-roster.js";
+import { interruptedRun, JOURNAL_NAMESPACE } from "./reconcile-journal.js";
 import {
   countBy,
   limitList,
@@ -94,10 +95,10 @@ export async function reconcileOnce(deps: ReconcileDeps, options: ReconcileOptio
     ]);
   }
   const roster = await readRoster(rosterReadOptions(rules, file, started));
-  const journalNs = store.namespace("roster.journal");
+  const journalNs = store.namespace(JOURNAL_NAMESPACE);
   const memoryNs = store.namespace("roster.memory");
-  const previous = await journalNs.get<JournalEntry>("run");
-  const resumedRun = previous && !previous.completed ? previous.runId : undefined;
+  const previous = await interruptedRun(journalNs);
+  const resumedRun = previous?.runId;
   if (resumedRun) {
     logger.warn(
       { component: "reconcile", runId: resumedRun, inflight: previous?.inflight?.length ?? 0 },
