@@ -3,8 +3,6 @@ import { canonicalProfileUrl, quoteValue } from "./canonical-profile-url.js";
 import { type ResolvedColumns, ROSTER_FIELDS, type RosterField } from "./roster-columns.js";
 import { type RowIdentity, rowIdentity } from "./row-identity.js";
 
-export { nobodyInScope } from "./nobody-in-scope.js";
-
 /** One person of the HRIS file, with the canonical profile URL the roster is matched on. */
 export interface RosterPerson {
   /** 1-based line (CSV, NDJSON) or record number (JSON array) where the row starts. */

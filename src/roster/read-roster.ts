@@ -5,7 +5,8 @@ import { extname } from "node:path";
 import { CsvError, parse } from "csv-parse";
 import type { ColumnMapping, Config } from "../config/schema.js";
 import { RosterFileError } from "../errors.js";
-import { type IncludeRules, nobodyInScope, RosterRowCollector, type RosterRows } from "./collect-roster-rows.js";
+import { type IncludeRules, RosterRowCollector, type RosterRows } from "./collect-roster-rows.js";
+import { nobodyInScope } from "./nobody-in-scope.js";
 import {
   EXPORT_AGAIN,
   MAX_JSON_BYTES,
