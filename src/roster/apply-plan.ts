@@ -2,7 +2,7 @@ import type { RetentionClient } from "../api/client.js";
 import { NotFoundError, PaymentRequiredError, QuotaExceededError } from "../errors.js";
 import type { Logger } from "../logger.js";
 import type { KeyValueNamespace } from "../store/state-store.js";
-import type { DeferredItem, PlanStep, ReconcilePlan } from "./plan-reconcile.js";
+import type { DeferredItem, PlanStep, ReconcilePlan } from "./plan-types.js";
 import { JOURNAL_KEY, type JournalEntry } from "./reconcile-journal.js";
 import type { DeferReason } from "./seat-budget.js";
 

@@ -1,46 +1,9 @@
 import type { DesiredPerson, RosterDiff } from "./diff-roster.js";
 import { heldFindings } from "./hold-broken-rows.js";
+import type { DeferredItem, Finding, PlanStep, ReconcilePlan } from "./plan-types.js";
 import { type DeferReason, type SeatBudget, seatRoom } from "./seat-budget.js";
 
 export const BULK_CHUNK = 50;
-
-export type PlanStep =
-  | { readonly kind: "add"; readonly tracked: boolean; readonly urls: readonly string[] }
-  | { readonly kind: "revive"; readonly tracked: boolean; readonly id: number; readonly url: string }
-  | { readonly kind: "track"; readonly id: number; readonly url: string }
-  | { readonly kind: "untrack"; readonly id: number; readonly url: string }
-  | { readonly kind: "archive"; readonly id: number; readonly url: string; readonly tracked: boolean }
-  | { readonly kind: "erase"; readonly id: number; readonly url: string };
-
-export interface DeferredItem {
-  readonly url: string;
-  readonly line?: number;
-  readonly change: "add" | "revive" | "track";
-  readonly tracked: boolean;
-  readonly reason: DeferReason;
-}
-
-export interface Finding {
-  readonly kind: "mass-archive-guard" | "billing-blocked" | "capped" | "held-for-broken-row";
-  readonly severity: "warning" | "error";
-  readonly message: string;
-}
-
-/** The reconcile plan as a value: `--dry-run` prints it, apply executes it. */
-export interface ReconcilePlan {
-  readonly steps: readonly PlanStep[];
-  /** Net change of tracked seats if every step succeeds. */
-  readonly seatDelta: number;
-  readonly monthlyCostDeltaUsd: number;
-  readonly deferred: readonly DeferredItem[];
-  readonly findings: readonly Finding[];
-  /** Archives held back by the deletion guard. */
-  readonly guardedArchives: number;
-  /** Archives not done because the person's row is still in the file, unusable (a finding each). */
-  readonly heldForBrokenRows: number;
-  readonly waitingToArchive: number;
-  readonly unknownLeftAlone: number;
-}
 
 export interface PlanRules {
   readonly priorityDepartments: readonly string[];

@@ -9,7 +9,8 @@ import type { KeyValueNamespace, StateStore } from "../store/state-store.js";
 import { type ApplyResult, applyPlan } from "./apply-plan.js";
 import { canonicalProfileUrl } from "./canonical-profile-url.js";
 import { advanceMemory, diffRoster, EMPTY_MEMORY, type RosterMemory, type ServicePerson } from "./diff-roster.js";
-import { type PlanStep, planReconcile } from "./plan-reconcile.js";
+import { planReconcile } from "./plan-reconcile.js";
+import type { PlanStep } from "./plan-types.js";
 import { type RosterFile, readRoster, rosterReadOptions } from "./read-roster.js";
 import { interruptedRun, JOURNAL_NAMESPACE } from "./reconcile-journal.js";
 import {

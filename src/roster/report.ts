@@ -1,7 +1,7 @@
 import { EXIT_OK, EXIT_PARTIAL, type ExitCode } from "../errors.js";
 import type { ApplyCounts, ApplyResult } from "./apply-plan.js";
 import { ROW_ERROR_REASONS, type RowProblem, type RowProblemReason } from "./collect-roster-rows.js";
-import type { DeferredItem, Finding, ReconcilePlan } from "./plan-reconcile.js";
+import type { DeferredItem, Finding, ReconcilePlan } from "./plan-types.js";
 import type { BillingState } from "./seat-budget.js";
 
 /** Everything one reconciliation did or would do: logged, printed, posted to the ops channel. */

@@ -3,7 +3,7 @@ import type { BulkAddResult } from "../../src/api/loose-records.js";
 import { apiErrorFromStatus } from "../../src/errors.js";
 import { silentLogger } from "../../src/logger.js";
 import { applyPlan, type RosterWriter } from "../../src/roster/apply-plan.js";
-import type { PlanStep, ReconcilePlan } from "../../src/roster/plan-reconcile.js";
+import type { PlanStep, ReconcilePlan } from "../../src/roster/plan-types.js";
 import {
   hasInterruptedReconcile,
   JOURNAL_KEY,
