@@ -5,10 +5,10 @@ import type { Billing } from "../api/schemas.js";
 import type { Config } from "../config/schema.js";
 import { ConfigError, EXIT_PARTIAL, PaymentRequiredError } from "../errors.js";
 import type { Logger } from "../logger.js";
-import type { KeyValueNamespace, StateStore } from "../store/state-store.js";
+import type { StateStore } from "../store/state-store.js";
 import { type ApplyResult, applyPlan } from "./apply-plan.js";
 import { canonicalProfileUrl } from "./canonical-profile-url.js";
-import { advanceMemory, diffRoster, EMPTY_MEMORY, type RosterMemory, type ServicePerson } from "./diff-roster.js";
+import { advanceMemory, diffRoster, type ServicePerson, withPlannedArchiveTimes } from "./diff-roster.js";
 import { planReconcile } from "./plan-reconcile.js";
 import type { PlanStep } from "./plan-types.js";
 import { type RosterFile, readRoster, rosterReadOptions } from "./read-roster.js";
@@ -23,7 +23,7 @@ import {
   reportedProblems,
 } from "./report.js";
 import { seatBudget } from "./seat-budget.js";
-import { parseStoredMemory, storedMemory } from "./stored-roster-memory.js";
+import { loadRosterMemory, saveRosterMemory } from "./stored-roster-memory.js";
 
 export interface ReconcileDeps {
   readonly config: Config;
@@ -46,20 +46,6 @@ export interface ReconcileOptions {
 }
 
 const PAGE_SIZE = 100;
-
-/**
- * The remembered roster state. One that cannot be read (a damaged or hand-edited store) is
- * replaced by an empty one, which errs on the safe side: nobody is archived for a memory that was lost.
- */
-async function loadMemory(memoryNs: KeyValueNamespace, logger: Logger): Promise<RosterMemory> {
-  const stored = parseStoredMemory(await memoryNs.get<unknown>("state"));
-  if (stored.ok) return stored.memory;
-  logger.warn(
-    { component: "reconcile", namespace: "roster.memory", problem: stored.problem },
-    "the remembered roster state is unreadable and starts again empty: missing counts restart (archives come later, never sooner), and people on the service but not in this file count as from other sources (left alone unless roster.archiveUnknown)",
-  );
-  return EMPTY_MEMORY;
-}
 
 async function readServiceRoster(
   client: ReconcileDeps["client"],
@@ -97,7 +83,6 @@ export async function reconcileOnce(deps: ReconcileDeps, options: ReconcileOptio
   }
   const roster = await readRoster(rosterReadOptions(rules, file, started));
   const journalNs = store.namespace(JOURNAL_NAMESPACE);
-  const memoryNs = store.namespace("roster.memory");
   const previous = await interruptedRun(journalNs);
   const resumedRun = previous?.runId;
   if (resumedRun) {
@@ -127,7 +112,7 @@ export async function reconcileOnce(deps: ReconcileDeps, options: ReconcileOptio
       "interrupted chunk reconciled",
     );
   }
-  const memory = await loadMemory(memoryNs, logger);
+  const memory = await loadRosterMemory(store, logger);
   const desired = roster.people;
   const advanced = advanceMemory(
     memory,
@@ -152,7 +137,14 @@ export async function reconcileOnce(deps: ReconcileDeps, options: ReconcileOptio
 
   let applied: ApplyResult | undefined;
   if (!options.dryRun) {
-    await memoryNs.set("state", storedMemory(advanced));
+    // One write of the memory, before the service changes (write-ahead), holding all this run
+    // learned: this file counted, everyone it may add known as `seen` with their identities, and
+    // the plan's archive times. Were it written after the apply, a crash in between (the journal
+    // lets the next run finish the work) would lose it, and if the export read after the restart
+    // no longer lists someone this run added, they would count as from other sources, never to be
+    // archived (and this file would not count as a missing one). See the integration test "a run
+    // cut short".
+    await saveRosterMemory(store, withPlannedArchiveTimes(advanced, plan.steps, now()));
     applied = await applyPlan(plan, {
       client,
       journal: journalNs,
@@ -164,12 +156,6 @@ export async function reconcileOnce(deps: ReconcileDeps, options: ReconcileOptio
       ...(options.onProgress ? { onProgress: options.onProgress } : {}),
     });
     requests += applied.writeRequests;
-    const archivedAt = new Map(advanced.archivedAt);
-    for (const step of plan.steps) {
-      if (step.kind === "archive" && !archivedAt.has(step.url)) archivedAt.set(step.url, now().toISOString());
-      if (step.kind === "erase" || step.kind === "revive") archivedAt.delete(step.url);
-    }
-    await memoryNs.set("state", storedMemory({ ...advanced, archivedAt }));
   }
 
   const deferred = [...plan.deferred, ...(applied?.deferred ?? [])];
