@@ -30,6 +30,30 @@ export function byPriority(priorityDepartments: readonly string[]): (a: DesiredP
   return (a, b) => of(a) - of(b) || a.index - b.index;
 }
 
+/**
+ * The plan of a run the service refused to be read (a 402 on the read calls, with `code`): no
+ * step, and a finding saying that nothing was changed.
+ */
+export function refusedPlan(code: string | undefined): ReconcilePlan {
+  return {
+    steps: [],
+    seatDelta: 0,
+    monthlyCostDeltaUsd: 0,
+    deferred: [],
+    findings: [
+      {
+        kind: "billing-blocked",
+        severity: "error",
+        message: `the service refused access (${code ?? "402"}): no active subscription or trial; nothing was changed`,
+      },
+    ],
+    guardedArchives: 0,
+    heldForBrokenRows: 0,
+    waitingToArchive: 0,
+    unknownLeftAlone: 0,
+  };
+}
+
 /** Turns a diff and a seat budget into ordered steps, within every cap, with the rest deferred. */
 export function planReconcile(input: {
   readonly diff: RosterDiff;

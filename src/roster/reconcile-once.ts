@@ -3,26 +3,18 @@ import type { RetentionClient } from "../api/client.js";
 import { paginate } from "../api/paginate.js";
 import type { Billing } from "../api/schemas.js";
 import type { Config } from "../config/schema.js";
-import { ConfigError, EXIT_PARTIAL, PaymentRequiredError } from "../errors.js";
+import { ConfigError, PaymentRequiredError } from "../errors.js";
 import type { Logger } from "../logger.js";
 import type { StateStore } from "../store/state-store.js";
 import { type ApplyResult, applyPlan } from "./apply-plan.js";
 import { canonicalProfileUrl } from "./canonical-profile-url.js";
 import { advanceMemory, diffRoster, type ServicePerson, withPlannedArchiveTimes } from "./diff-roster.js";
-import { planReconcile } from "./plan-reconcile.js";
+import { planReconcile, refusedPlan } from "./plan-reconcile.js";
 import type { PlanStep } from "./plan-types.js";
-import { type RosterFile, readRoster, rosterReadOptions } from "./read-roster.js";
+import { readRoster, rosterReadOptions } from "./read-roster.js";
 import { interruptedRun, JOURNAL_NAMESPACE } from "./reconcile-journal.js";
-import {
-  countBy,
-  limitList,
-  plannedCounts,
-  plannedRemovals,
-  type ReconcileReport,
-  reportExitCode,
-  reportedProblems,
-} from "./report.js";
-import { seatBudget } from "./seat-budget.js";
+import { buildReport, type ReconcileReport } from "./report.js";
+import { refusedBudget, seatBudget } from "./seat-budget.js";
 import { loadRosterMemory, saveRosterMemory } from "./stored-roster-memory.js";
 
 export interface ReconcileDeps {
@@ -47,16 +39,20 @@ export interface ReconcileOptions {
 
 const PAGE_SIZE = 100;
 
-async function readServiceRoster(
+/**
+ * The service's side of the run: its whole roster (all pages, archived included) and /billing.
+ * `reads.count` counts the calls as they are made, so a call the service refuses is counted too.
+ */
+async function readService(
   client: ReconcileDeps["client"],
-): Promise<{ people: ServicePerson[]; requests: number }> {
+  reads: { count: number },
+): Promise<{ people: ServicePerson[]; billing: Billing }> {
   const people: ServicePerson[] = [];
-  let requests = 0;
   // paginate ends a walk that never ends (hasMore forever, repeated or empty pages, rows past the
   // announced total) with an ApiResponseError: a half-read roster must stop the run, not shape it.
   const rows = paginate(
     (page) => {
-      requests += 1;
+      reads.count += 1;
       return client.listEmployees({ page, pageSize: PAGE_SIZE });
     },
     { method: "GET", path: "/employees", identity: (e) => e.id },
@@ -66,7 +62,9 @@ async function readServiceRoster(
     if (!canonical.ok) continue;
     people.push({ id: e.id, profileUrl: canonical.url, tracked: e.tracked, archived: e.status === "archived" });
   }
-  return { people, requests };
+  reads.count += 1;
+  const billing = await client.getBilling();
+  return { people, billing };
 }
 
 /** One reconciliation, HRIS file to service roster: the daemon schedules it, the command runs it once. */
@@ -75,6 +73,7 @@ export async function reconcileOnce(deps: ReconcileDeps, options: ReconcileOptio
   const rules = config.roster;
   const now = options.now ?? (() => new Date());
   const started = now();
+  const dryRun = options.dryRun === true;
   const file = options.file ?? rules.file;
   if (!file) {
     throw new ConfigError("roster", [
@@ -92,20 +91,27 @@ export async function reconcileOnce(deps: ReconcileDeps, options: ReconcileOptio
     );
   }
 
-  let current: Awaited<ReturnType<typeof readServiceRoster>>;
-  let billing: Billing;
+  const reads = { count: 0 };
+  let service: Awaited<ReturnType<typeof readService>>;
   try {
-    current = await readServiceRoster(client);
-    billing = await client.getBilling();
+    service = await readService(client, reads);
   } catch (error) {
     // Spec 5.8: with no subscription or trial the whole API answers 402; report it, change nothing.
     if (!(error instanceof PaymentRequiredError)) throw error;
-    return blockedReport(file, started, now(), roster, error);
+    return buildReport({
+      dryRun,
+      file,
+      startedAt: started,
+      finishedAt: now(),
+      roster,
+      budget: refusedBudget(error.code),
+      plan: refusedPlan(error.code),
+      readRequests: reads.count,
+    });
   }
-  let requests = current.requests + 1;
   if (resumedRun && previous?.inflight) {
     // The chunk in flight at the crash: re-reading the roster tells what the service kept of it.
-    const there = new Set(current.people.map((p) => p.profileUrl));
+    const there = new Set(service.people.map((p) => p.profileUrl));
     const kept = previous.inflight.filter((u) => there.has(u)).length;
     logger.info(
       { component: "reconcile", runId: resumedRun, kept, lost: previous.inflight.length - kept },
@@ -117,18 +123,23 @@ export async function reconcileOnce(deps: ReconcileDeps, options: ReconcileOptio
   const advanced = advanceMemory(
     memory,
     { fingerprint: roster.fingerprint, desired, known: roster.excluded },
-    current.people,
+    service.people,
     started,
   );
   const diff = diffRoster({
     desired,
     brokenRows: roster.problems,
-    current: current.people,
+    current: service.people,
     memory: advanced,
     rules,
     now: started,
   });
-  const budget = seatBudget({ billing, maxSeats: rules.maxSeats, maxMonthlyUsd: rules.maxMonthlyUsd, now: started });
+  const budget = seatBudget({
+    billing: service.billing,
+    maxSeats: rules.maxSeats,
+    maxMonthlyUsd: rules.maxMonthlyUsd,
+    now: started,
+  });
   const plan = planReconcile({
     diff,
     budget,
@@ -136,7 +147,7 @@ export async function reconcileOnce(deps: ReconcileDeps, options: ReconcileOptio
   });
 
   let applied: ApplyResult | undefined;
-  if (!options.dryRun) {
+  if (!dryRun) {
     // One write of the memory, before the service changes (write-ahead), holding all this run
     // learned: this file counted, everyone it may add known as `seen` with their identities, and
     // the plan's archive times. Were it written after the apply, a crash in between (the journal
@@ -155,60 +166,21 @@ export async function reconcileOnce(deps: ReconcileDeps, options: ReconcileOptio
       ...(options.signal ? { signal: options.signal } : {}),
       ...(options.onProgress ? { onProgress: options.onProgress } : {}),
     });
-    requests += applied.writeRequests;
   }
 
-  const deferred = [...plan.deferred, ...(applied?.deferred ?? [])];
-  const failures = applied?.failures ?? [];
-  const serviceRowErrors = applied?.rowErrors ?? [];
-  const interrupted = applied?.interrupted ?? false;
-  const report: ReconcileReport = {
-    dryRun: options.dryRun === true,
+  const report = buildReport({
+    dryRun,
     file,
-    startedAt: started.toISOString(),
-    durationMs: now().getTime() - started.getTime(),
-    rows: {
-      read: roster.rowCount,
-      inScope: roster.people.length,
-      byReason: countBy(roster.problems, (p) => p.reason),
-      problems: reportedProblems(roster.problems),
-    },
-    notices: roster.notices,
-    billing: {
-      state: budget.state,
-      planStatus: budget.planStatus,
-      perSeatUsd: budget.perSeatUsd,
-      billableSeats: billing.seats.billable,
-      unbilledSeats: billing.seatSettlement.unbilledSeats,
-    },
-    planned: plannedCounts(plan),
-    removals: plannedRemovals(plan),
-    seatDelta: plan.seatDelta,
-    monthlyCostDeltaUsd: plan.monthlyCostDeltaUsd,
-    guardedArchives: plan.guardedArchives,
-    heldForBrokenRows: plan.heldForBrokenRows,
-    waitingToArchive: plan.waitingToArchive,
-    unknownLeftAlone: plan.unknownLeftAlone,
-    ...(applied ? { applied: applied.counts } : {}),
-    deferred: { total: deferred.length, byReason: countBy(deferred, (d) => d.reason), items: limitList(deferred) },
-    findings: plan.findings,
-    failures,
-    serviceRowErrors,
-    requests,
-    writeRequests: applied?.writeRequests ?? 0,
-    interrupted,
-    ...(resumedRun ? { resumedRun } : {}),
-    ...(applied?.retryAfterSeconds !== undefined ? { retryAfterSeconds: applied.retryAfterSeconds } : {}),
-    exitCode: reportExitCode({
-      deferred: deferred.length,
-      held: plan.heldForBrokenRows,
-      findings: plan.findings,
-      problems: roster.problems,
-      failures: failures.length,
-      serviceRowErrors: serviceRowErrors.length,
-      interrupted,
-    }),
-  };
+    startedAt: started,
+    finishedAt: now(),
+    roster,
+    budget,
+    billing: service.billing,
+    plan,
+    applied,
+    readRequests: reads.count,
+    resumedRun,
+  });
   logger.info(
     {
       component: "reconcile",
@@ -221,49 +193,4 @@ export async function reconcileOnce(deps: ReconcileDeps, options: ReconcileOptio
     "reconcile finished",
   );
   return report;
-}
-
-function blockedReport(
-  file: string,
-  started: Date,
-  finished: Date,
-  roster: RosterFile,
-  error: PaymentRequiredError,
-): ReconcileReport {
-  const inactive = error.code === "SUBSCRIPTION_INACTIVE";
-  return {
-    dryRun: false,
-    file,
-    startedAt: started.toISOString(),
-    durationMs: finished.getTime() - started.getTime(),
-    rows: {
-      read: roster.rowCount,
-      inScope: roster.people.length,
-      byReason: countBy(roster.problems, (p) => p.reason),
-      problems: reportedProblems(roster.problems),
-    },
-    notices: roster.notices,
-    billing: { state: inactive ? "inactive" : "charge-failed", planStatus: undefined, perSeatUsd: 5 },
-    planned: { add: 0, revive: 0, track: 0, untrack: 0, archive: 0, erase: 0 },
-    seatDelta: 0,
-    monthlyCostDeltaUsd: 0,
-    guardedArchives: 0,
-    heldForBrokenRows: 0,
-    waitingToArchive: 0,
-    unknownLeftAlone: 0,
-    deferred: { total: 0, byReason: {}, items: [] },
-    findings: [
-      {
-        kind: "billing-blocked",
-        severity: "error",
-        message: `the service refused access (${error.code ?? "402"}): no active subscription or trial; nothing was changed`,
-      },
-    ],
-    failures: [],
-    serviceRowErrors: [],
-    requests: 1,
-    writeRequests: 0,
-    interrupted: false,
-    exitCode: EXIT_PARTIAL,
-  };
 }

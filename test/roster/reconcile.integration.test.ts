@@ -1,5 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { RosterFileError } from "../../src/errors.js";
+import { configSchema } from "../../src/config/schema.js";
+import { apiErrorFromStatus, RosterFileError } from "../../src/errors.js";
+import { silentLogger } from "../../src/logger.js";
+import { reconcileOnce } from "../../src/roster/reconcile-once.js";
 import { MEMORY_KEY, MEMORY_NAMESPACE } from "../../src/roster/stored-roster-memory.js";
 import { captureLogs } from "../helpers/capture-logs.js";
 import { canonicalUrl, makePeople, toCsv, toJson } from "../helpers/roster-files.js";
@@ -122,6 +125,35 @@ describe("reconcile against the emulator", () => {
     const report = await h.reconcile(await h.files.write("i.csv", toCsv(makePeople(5))));
     expect(report.billing.state).toBe("inactive");
     expect(report.findings[0]?.kind).toBe("billing-blocked");
+    expect(report.exitCode).toBe(3);
+    expect(await h.takeWrites()).toEqual([]);
+  });
+
+  it("counts every read of a run refused at /billing, and changes nothing", async () => {
+    const file = await h.files.write("p.csv", toCsv(makePeople(150)));
+    await h.reconcile(file);
+    await h.takeWrites();
+    const refused = apiErrorFromStatus({
+      status: 402,
+      code: "SUBSCRIPTION_INACTIVE",
+      message: "paused",
+      method: "GET",
+      path: "/billing",
+    });
+    const client = {
+      listEmployees: h.client.listEmployees.bind(h.client),
+      getBilling: () => Promise.reject(refused),
+      bulkAddEmployees: h.client.bulkAddEmployees.bind(h.client),
+      addEmployee: h.client.addEmployee.bind(h.client),
+      updateEmployee: h.client.updateEmployee.bind(h.client),
+      deleteEmployee: h.client.deleteEmployee.bind(h.client),
+    };
+    const config = configSchema.parse({ roster: { file } });
+    const report = await reconcileOnce({ config, client, store: h.store, logger: silentLogger() });
+    // Two pages of 100 people, then /billing refused.
+    expect(report.requests).toBe(3);
+    expect(report.billing).toEqual({ state: "inactive", planStatus: undefined, perSeatUsd: 5 });
+    expect(report.findings.map((f) => f.kind)).toEqual(["billing-blocked"]);
     expect(report.exitCode).toBe(3);
     expect(await h.takeWrites()).toEqual([]);
   });
