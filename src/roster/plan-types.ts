@@ -1,7 +1,8 @@
 import type { DeferReason } from "./seat-budget.js";
 
-// The plan's types only: apply, the report and hold-broken-rows (which makes findings) name them
-// without importing the planner, which imports hold-broken-rows (no import circle).
+// The plan's types only: apply, the report, hold-broken-rows (which makes findings) and the roster
+// memory in diff-roster (which reads steps) name them without importing the planner, which
+// imports hold-broken-rows and diff-roster (no import circle).
 
 export type PlanStep =
   | { readonly kind: "add"; readonly tracked: boolean; readonly urls: readonly string[] }
