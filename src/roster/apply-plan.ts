@@ -2,7 +2,8 @@ import type { RetentionClient } from "../api/client.js";
 import { NotFoundError, PaymentRequiredError, QuotaExceededError } from "../errors.js";
 import type { Logger } from "../logger.js";
 import type { KeyValueNamespace } from "../store/state-store.js";
-import type { DeferredItem, PlanStep, ReconcilePlan } from "./plan-reconcile.js";
+import type { DeferredItem, PlanStep, ReconcilePlan } from "./plan-types.js";
+import { JOURNAL_KEY, type JournalEntry } from "./reconcile-journal.js";
 import type { DeferReason } from "./seat-budget.js";
 
 /** The write calls apply needs: the RetentionClient, or anything shaped like it in tests. */
@@ -33,20 +34,9 @@ export interface ApplyResult {
   readonly retryAfterSeconds?: number;
 }
 
-/** The journal entry of one apply (namespace `roster.journal`, key `run`). */
-export interface JournalEntry {
-  readonly runId: string;
-  readonly fingerprint: string;
-  readonly startedAt: string;
-  readonly completed: boolean;
-  readonly stepsDone: number;
-  readonly stepsTotal: number;
-  /** The chunk being sent: after a crash, the next run re-reads the roster and finds these there. */
-  readonly inflight?: readonly string[];
-}
-
 export interface ApplyDeps {
   readonly client: RosterWriter;
+  /** The reconcile journal (namespace JOURNAL_NAMESPACE). */
   readonly journal?: KeyValueNamespace;
   readonly logger: Logger;
   readonly signal?: AbortSignal;
@@ -103,7 +93,7 @@ export async function applyPlan(plan: ReconcilePlan, deps: ApplyDeps): Promise<A
   let stopAll: DeferReason | undefined;
   const total = plan.steps.length;
   const journal = async (entry: Omit<JournalEntry, "runId" | "fingerprint" | "startedAt" | "stepsTotal">) =>
-    deps.journal?.set<JournalEntry>("run", {
+    deps.journal?.set<JournalEntry>(JOURNAL_KEY, {
       runId: deps.runId,
       fingerprint: deps.fingerprint,
       startedAt: started,

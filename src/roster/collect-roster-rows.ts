@@ -1,9 +1,7 @@
-import type { Config } from "../config/schema.js";
 import { canonicalProfileUrl, quoteValue } from "./canonical-profile-url.js";
+import type { RosterReadOptions } from "./read-options.js";
 import { type ResolvedColumns, ROSTER_FIELDS, type RosterField } from "./roster-columns.js";
 import { type RowIdentity, rowIdentity } from "./row-identity.js";
-
-export { nobodyInScope } from "./nobody-in-scope.js";
 
 /** One person of the HRIS file, with the canonical profile URL the roster is matched on. */
 export interface RosterPerson {
@@ -63,8 +61,6 @@ export interface RosterRows {
   readonly rowCount: number;
 }
 
-export type IncludeRules = Config["roster"]["include"];
-
 const TERMINATED = /terminat|inactive|separat|resign|former|deceased|retired|dismiss|^left$|^ended$/i;
 // Any of these first in the URL cell means it is not a URL; spreadsheets run such cells (OWASP CSV injection).
 const URL_FORMULA = /^[=+\-@\t\r]/;
@@ -112,7 +108,8 @@ function lowerSet(values: readonly string[]): ReadonlySet<string> {
 
 /**
  * Accumulates HRIS rows one at a time (so files can be streamed) into people in scope, exclusions and
- * row problems. Pure: `now` decides whether a termination date has passed.
+ * row problems, by the rules of the read options (include, untracked departments). Pure: the
+ * options' `now` decides whether a termination date has passed.
  */
 export class RosterRowCollector {
   private readonly people: RosterPerson[] = [];
@@ -124,6 +121,7 @@ export class RosterRowCollector {
   private readonly departments: ReadonlySet<string>;
   private readonly locations: ReadonlySet<string>;
   private readonly untracked: ReadonlySet<string>;
+  private readonly now: Date;
   /** The file's columns that a formula could hide in (every mapped one but the URL). */
   private readonly formulaColumns: ReadonlyArray<readonly [RosterField, number]>;
   private rowCount = 0;
@@ -132,14 +130,13 @@ export class RosterRowCollector {
 
   constructor(
     private readonly columns: ResolvedColumns,
-    include: IncludeRules,
-    private readonly now: Date,
-    untrackedDepartments: readonly string[] = [],
+    options: RosterReadOptions,
   ) {
-    this.untracked = lowerSet(untrackedDepartments);
-    this.statuses = lowerSet(include.statuses);
-    this.departments = lowerSet(include.departments);
-    this.locations = lowerSet(include.locations);
+    this.now = options.now;
+    this.untracked = lowerSet(options.untrackedDepartments);
+    this.statuses = lowerSet(options.include.statuses);
+    this.departments = lowerSet(options.include.departments);
+    this.locations = lowerSet(options.include.locations);
     this.formulaColumns = ROSTER_FIELDS.flatMap((field) => {
       const index = columns[field];
       return field === "profileUrl" || index === undefined ? [] : [[field, index] as const];

@@ -1,5 +1,6 @@
 import type { RosterPerson, RowProblem } from "./collect-roster-rows.js";
 import { brokenRowMatcher, type HeldArchive } from "./hold-broken-rows.js";
+import type { PlanStep } from "./plan-types.js";
 import { type IdentifiedRow, type RowIdentity, rememberIdentities } from "./row-identity.js";
 
 /** A person on the service's roster, keyed by canonical profile URL. */
@@ -14,8 +15,10 @@ export interface ServicePerson {
 export type DesiredPerson = RosterPerson;
 
 /**
- * What the reconcile job remembers between files (kept in the store, namespace `roster.memory`, in
- * the form of stored-roster-memory). Sets and maps: a run looks up every person of the file in them.
+ * What the reconcile job remembers between files (kept in the store by stored-roster-memory). Sets
+ * and maps: a run looks up every person of the file in them. Only the two updates below change it:
+ * `advanceMemory` (what this file and the service's roster say) and `withPlannedArchiveTimes`
+ * (what the plan about to be applied archives, revives or erases).
  */
 export interface RosterMemory {
   /** Fingerprint of the last file counted: re-running the same export is not another missing run. */
@@ -102,6 +105,22 @@ export function advanceMemory(
     archivedAt,
     identities: rememberIdentities(memory.identities, [file.desired, file.known], current),
   };
+}
+
+/**
+ * The memory to save before a plan is applied: each person the plan archives is archived as of `at`
+ * (unless a time is already remembered for their URL), and a person it revives or erases has no
+ * archive time any more. An archive that then fails or is cut short does no harm: the next
+ * `advanceMemory` keeps archive times only for people the service shows archived. Pure.
+ */
+export function withPlannedArchiveTimes(memory: RosterMemory, steps: readonly PlanStep[], at: Date): RosterMemory {
+  const archivedAt = new Map(memory.archivedAt);
+  const stamp = at.toISOString();
+  for (const step of steps) {
+    if (step.kind === "archive" && !archivedAt.has(step.url)) archivedAt.set(step.url, stamp);
+    if (step.kind === "erase" || step.kind === "revive") archivedAt.delete(step.url);
+  }
+  return { ...memory, archivedAt };
 }
 
 /** When each archived person on the service was first seen archived: remembered, else now. */

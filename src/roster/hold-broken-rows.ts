@@ -1,6 +1,6 @@
 import { quoteValue } from "./canonical-profile-url.js";
 import { ROW_ERROR_REASONS, type RowProblem, type RowProblemReason } from "./collect-roster-rows.js";
-import type { Finding } from "./plan-reconcile.js";
+import type { Finding } from "./plan-types.js";
 import type { RowIdentity } from "./row-identity.js";
 
 /**

@@ -1,46 +1,9 @@
 import type { DesiredPerson, RosterDiff } from "./diff-roster.js";
 import { heldFindings } from "./hold-broken-rows.js";
+import type { DeferredItem, Finding, PlanStep, ReconcilePlan } from "./plan-types.js";
 import { type DeferReason, type SeatBudget, seatRoom } from "./seat-budget.js";
 
 export const BULK_CHUNK = 50;
-
-export type PlanStep =
-  | { readonly kind: "add"; readonly tracked: boolean; readonly urls: readonly string[] }
-  | { readonly kind: "revive"; readonly tracked: boolean; readonly id: number; readonly url: string }
-  | { readonly kind: "track"; readonly id: number; readonly url: string }
-  | { readonly kind: "untrack"; readonly id: number; readonly url: string }
-  | { readonly kind: "archive"; readonly id: number; readonly url: string; readonly tracked: boolean }
-  | { readonly kind: "erase"; readonly id: number; readonly url: string };
-
-export interface DeferredItem {
-  readonly url: string;
-  readonly line?: number;
-  readonly change: "add" | "revive" | "track";
-  readonly tracked: boolean;
-  readonly reason: DeferReason;
-}
-
-export interface Finding {
-  readonly kind: "mass-archive-guard" | "billing-blocked" | "capped" | "held-for-broken-row";
-  readonly severity: "warning" | "error";
-  readonly message: string;
-}
-
-/** The reconcile plan as a value: `--dry-run` prints it, apply executes it. */
-export interface ReconcilePlan {
-  readonly steps: readonly PlanStep[];
-  /** Net change of tracked seats if every step succeeds. */
-  readonly seatDelta: number;
-  readonly monthlyCostDeltaUsd: number;
-  readonly deferred: readonly DeferredItem[];
-  readonly findings: readonly Finding[];
-  /** Archives held back by the deletion guard. */
-  readonly guardedArchives: number;
-  /** Archives not done because the person's row is still in the file, unusable (a finding each). */
-  readonly heldForBrokenRows: number;
-  readonly waitingToArchive: number;
-  readonly unknownLeftAlone: number;
-}
 
 export interface PlanRules {
   readonly priorityDepartments: readonly string[];
@@ -65,6 +28,30 @@ export function byPriority(priorityDepartments: readonly string[]): (a: DesiredP
   const rank = new Map(priorityDepartments.map((d, i) => [d.trim().toLowerCase(), i]));
   const of = (p: DesiredPerson) => rank.get(p.department?.trim().toLowerCase() ?? "") ?? rank.size;
   return (a, b) => of(a) - of(b) || a.index - b.index;
+}
+
+/**
+ * The plan of a run the service refused to be read (a 402 on the read calls, with `code`): no
+ * step, and a finding saying that nothing was changed.
+ */
+export function refusedPlan(code: string | undefined): ReconcilePlan {
+  return {
+    steps: [],
+    seatDelta: 0,
+    monthlyCostDeltaUsd: 0,
+    deferred: [],
+    findings: [
+      {
+        kind: "billing-blocked",
+        severity: "error",
+        message: `the service refused access (${code ?? "402"}): no active subscription or trial; nothing was changed`,
+      },
+    ],
+    guardedArchives: 0,
+    heldForBrokenRows: 0,
+    waitingToArchive: 0,
+    unknownLeftAlone: 0,
+  };
 }
 
 /** Turns a diff and a seat budget into ordered steps, within every cap, with the rest deferred. */

@@ -1,9 +1,9 @@
 import type { Hash } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { readFile } from "node:fs/promises";
-import type { ColumnMapping } from "../config/schema.js";
 import { RosterFileError } from "../errors.js";
-import { type IncludeRules, type NonText, RosterRowCollector, type RosterRows } from "./collect-roster-rows.js";
+import { type NonText, RosterRowCollector, type RosterRows } from "./collect-roster-rows.js";
+import type { RosterReadOptions } from "./read-options.js";
 import { requireProfileColumn } from "./roster-columns.js";
 
 /** Longest CSV record or NDJSON line: an HRIS row is a few hundred bytes; more is a broken or hostile file. */
@@ -12,14 +12,6 @@ export const MAX_RECORD_BYTES = 1024 * 1024;
 export const MAX_JSON_BYTES = 100 * 1024 * 1024;
 export const EXPORT_AGAIN = "export it again as CSV (UTF-8) or JSON";
 const JSON_WRAPPERS = ["employees", "workers", "people", "data", "records"] as const;
-
-/** How JSON records become roster rows: the column mapping and the scope rules. */
-export interface JsonRosterOptions {
-  readonly mapping: ColumnMapping;
-  readonly include: IncludeRules;
-  readonly untrackedDepartments?: readonly string[] | undefined;
-  readonly now: Date;
-}
 
 export function megabytes(bytes: number): string {
   return `${Math.round(bytes / (1024 * 1024))} MiB`;
@@ -42,11 +34,11 @@ function kindOf(value: unknown): string {
 
 /** Maps JSON records onto the collector: one header from the union of keys, one row per object. */
 function collectRecords(
-  file: string,
+  options: RosterReadOptions,
   records: ReadonlyArray<{ line: number; value: unknown }>,
-  options: JsonRosterOptions,
   unit: "line" | "record",
 ): RosterRows {
+  const { file } = options;
   const headers: string[] = [];
   const seen = new Set<string>();
   for (const { value } of records) {
@@ -65,9 +57,9 @@ function collectRecords(
       `holds no objects with fields (${unit} 1 is ${kindOf(first)}); each person must be an object such as {"networkUrl": "https://www.linkedin.com/in/<name>", "name": "..."}`,
     );
   }
-  const columns = records.length === 0 ? {} : requireProfileColumn(file, headers, options.mapping);
+  const columns = records.length === 0 ? {} : requireProfileColumn(options, headers);
   const used = Object.values(columns);
-  const collector = new RosterRowCollector(columns, options.include, options.now, options.untrackedDepartments);
+  const collector = new RosterRowCollector(columns, options);
   for (const { line, value } of records) {
     if (value === null || typeof value !== "object" || Array.isArray(value)) {
       collector.reject(line, `${unit} ${line} is ${kindOf(value)}, not an object with fields`);
@@ -86,7 +78,8 @@ function collectRecords(
 }
 
 /** A JSON array of people (or an object wrapping one), read whole: the caller has checked its size. */
-export async function readJsonRoster(file: string, options: JsonRosterOptions, hash: Hash): Promise<RosterRows> {
+export async function readJsonRoster(options: RosterReadOptions, hash: Hash): Promise<RosterRows> {
+  const { file } = options;
   const bytes = await readFile(file);
   hash.update(bytes);
   const text = bytes.toString("utf8").replace(/^\uFEFF/, "");
@@ -106,7 +99,7 @@ export async function readJsonRoster(file: string, options: JsonRosterOptions, h
     );
   }
   const records = list.map((value, i) => ({ line: i + 1, value }));
-  return collectRecords(file, records, options, "record");
+  return collectRecords(options, records, "record");
 }
 
 /** NDJSON line by line, each at most MAX_RECORD_BYTES, so no line can exhaust memory. */
@@ -138,7 +131,8 @@ async function* ndjsonLines(file: string, hash: Hash): AsyncGenerator<{ line: nu
 }
 
 /** One JSON object per line, streamed. */
-export async function readNdjsonRoster(file: string, options: JsonRosterOptions, hash: Hash): Promise<RosterRows> {
+export async function readNdjsonRoster(options: RosterReadOptions, hash: Hash): Promise<RosterRows> {
+  const { file } = options;
   const records: Array<{ line: number; value: unknown }> = [];
   try {
     for await (const { line, text } of ndjsonLines(file, hash)) {
@@ -156,7 +150,7 @@ export async function readNdjsonRoster(file: string, options: JsonRosterOptions,
     if (error instanceof RosterFileError) throw error;
     throw new RosterFileError(file, `cannot be read: ${(error as Error).message}`, { cause: error });
   }
-  return collectRecords(file, records, options, "line");
+  return collectRecords(options, records, "line");
 }
 
 function unwrap(parsed: unknown): unknown[] | undefined {

@@ -3,9 +3,10 @@ import { createReadStream } from "node:fs";
 import { open, stat } from "node:fs/promises";
 import { extname } from "node:path";
 import { CsvError, parse } from "csv-parse";
-import type { ColumnMapping, Config } from "../config/schema.js";
+import type { Config } from "../config/schema.js";
 import { RosterFileError } from "../errors.js";
-import { type IncludeRules, nobodyInScope, RosterRowCollector, type RosterRows } from "./collect-roster-rows.js";
+import { RosterRowCollector, type RosterRows } from "./collect-roster-rows.js";
+import { nobodyInScope } from "./nobody-in-scope.js";
 import {
   EXPORT_AGAIN,
   MAX_JSON_BYTES,
@@ -14,24 +15,18 @@ import {
   readJsonRoster,
   readNdjsonRoster,
 } from "./read-json-roster.js";
-import { mappingFor, normalizeHeader, requireProfileColumn } from "./roster-columns.js";
+import type { RosterReadOptions } from "./read-options.js";
+import { normalizeHeader, requireProfileColumn } from "./roster-columns.js";
 
 export { MAX_JSON_BYTES, MAX_RECORD_BYTES } from "./read-json-roster.js";
 
 export type RosterFormat = "csv" | "json" | "ndjson";
 
-export interface ReadRosterOptions {
-  readonly file: string;
-  readonly format?: Config["roster"]["format"];
-  readonly mapping?: "generic" | "bamboohr" | "workday" | ColumnMapping;
-  readonly include: IncludeRules;
-  /** People of these departments are on the roster untracked (`roster.untrackedDepartments`). */
-  readonly untrackedDepartments?: readonly string[] | undefined;
-  readonly now: Date;
-}
-
-/** How the configured roster rules read `file`: one place, so that no reader forgets a rule. */
-export function rosterReadOptions(rules: Config["roster"], file: string, now: Date): ReadRosterOptions {
+/**
+ * How the configured roster rules read `file`: made once, then handed unchanged to every reader
+ * and to the RosterRowCollector, so that no reader forgets a rule.
+ */
+export function rosterReadOptions(rules: Config["roster"], file: string, now: Date): RosterReadOptions {
   return {
     file,
     format: rules.format,
@@ -58,7 +53,7 @@ const DELIMITER_NAMES: Record<string, string> = { ",": "comma", ";": "semicolon"
 const NO_HEADER = "has no header row: the first line must name the columns (e.g. networkUrl,name,department)";
 
 /** Reads and maps an HRIS export; structural problems throw RosterFileError (and so archive nobody). */
-export async function readRoster(options: ReadRosterOptions): Promise<RosterFile> {
+export async function readRoster(options: RosterReadOptions): Promise<RosterFile> {
   const { file } = options;
   const info = await stat(file).catch((error: NodeJS.ErrnoException) => {
     const hint = error.code === "ENOENT" ? "it does not exist; check roster.file / HRIS_ROSTER_FILE" : error.message;
@@ -69,18 +64,11 @@ export async function readRoster(options: ReadRosterOptions): Promise<RosterFile
     throw new RosterFileError(file, "is empty; refusing to treat an empty export as everyone leaving");
   const head = await readHead(file);
   checkHead(file, head);
-  const format = pickFormat(file, options.format ?? "auto", head);
-  const mapping = mappingFor(options.mapping ?? "generic");
+  const format = pickFormat(file, options.format, head);
   const hash = createHash("sha256");
   let parsed: Parsed;
-  const jsonOptions = {
-    mapping,
-    include: options.include,
-    untrackedDepartments: options.untrackedDepartments,
-    now: options.now,
-  };
-  if (format === "csv") parsed = await readCsv(file, head, mapping, options, hash);
-  else if (format === "ndjson") parsed = { rows: await readNdjsonRoster(file, jsonOptions, hash), notices: [] };
+  if (format === "csv") parsed = await readCsv(options, head, hash);
+  else if (format === "ndjson") parsed = { rows: await readNdjsonRoster(options, hash), notices: [] };
   else {
     if (info.size > MAX_JSON_BYTES) {
       throw new RosterFileError(
@@ -88,7 +76,7 @@ export async function readRoster(options: ReadRosterOptions): Promise<RosterFile
         `is ${megabytes(info.size)}, over the ${megabytes(MAX_JSON_BYTES)} a JSON array may have (it is read whole); export CSV or NDJSON, which are read row by row`,
       );
     }
-    parsed = { rows: await readJsonRoster(file, jsonOptions, hash), notices: [] };
+    parsed = { rows: await readJsonRoster(options, hash), notices: [] };
   }
   if (parsed.rows.rowCount === 0) {
     const what = format === "csv" ? "has a header but no rows" : "holds no people";
@@ -225,13 +213,8 @@ function csvFailure(file: string, error: CsvError, consumed: number): RosterFile
   return new RosterFileError(file, `is not valid CSV near line ${line}: ${detail}${cut}`, { cause: error });
 }
 
-async function readCsv(
-  file: string,
-  head: Buffer,
-  mapping: ColumnMapping,
-  options: ReadRosterOptions,
-  hash: Hash,
-): Promise<Parsed> {
+async function readCsv(options: RosterReadOptions, head: Buffer, hash: Hash): Promise<Parsed> {
+  const { file } = options;
   const notices: string[] = [];
   const delimiter = sniffDelimiter(head);
   if (delimiter !== ",")
@@ -285,12 +268,7 @@ async function readCsv(
         if (record.some((h) => /linkedin\.com\/|^https?:\/\//i.test(h.trim()))) {
           throw new RosterFileError(file, "starts with data, not a header row; add a header line naming the columns");
         }
-        collector = new RosterRowCollector(
-          requireProfileColumn(file, record, mapping),
-          options.include,
-          options.now,
-          options.untrackedDepartments,
-        );
+        collector = new RosterRowCollector(requireProfileColumn(options, record), options);
         headerCells = record.length;
         continue;
       }

@@ -1,11 +1,29 @@
-import type { StateStore } from "../store/state-store.js";
-import type { JournalEntry } from "./apply-plan.js";
+import type { KeyValueNamespace, StateStore } from "../store/state-store.js";
 
-/** Where applyPlan journals its progress (key `run`): the state of the last reconcile. */
+/** The store namespace where applyPlan journals its progress: one key, JOURNAL_KEY. */
 export const JOURNAL_NAMESPACE = "roster.journal";
+/** The one key of the journal: the entry of the last apply. */
+export const JOURNAL_KEY = "run";
 
-/** Whether the last reconcile stopped before the end (a crash, a kill, a stop): the daemon finishes it at start. */
+/** The journal entry of one apply. */
+export interface JournalEntry {
+  readonly runId: string;
+  readonly fingerprint: string;
+  readonly startedAt: string;
+  readonly completed: boolean;
+  readonly stepsDone: number;
+  readonly stepsTotal: number;
+  /** The chunk being sent: after a crash, the next run re-reads the roster and finds these there. */
+  readonly inflight?: readonly string[];
+}
+
+/** The last apply's entry if it stopped before the end (a crash, a kill, a stop), else undefined. */
+export async function interruptedRun(journal: KeyValueNamespace): Promise<JournalEntry | undefined> {
+  const entry = await journal.get<JournalEntry>(JOURNAL_KEY);
+  return entry !== undefined && !entry.completed ? entry : undefined;
+}
+
+/** Whether the last reconcile stopped before the end: the daemon finishes it at start. */
 export async function hasInterruptedReconcile(store: StateStore): Promise<boolean> {
-  const entry = await store.namespace(JOURNAL_NAMESPACE).get<JournalEntry>("run");
-  return entry !== undefined && !entry.completed;
+  return (await interruptedRun(store.namespace(JOURNAL_NAMESPACE))) !== undefined;
 }

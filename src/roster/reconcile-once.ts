@@ -3,25 +3,19 @@ import type { RetentionClient } from "../api/client.js";
 import { paginate } from "../api/paginate.js";
 import type { Billing } from "../api/schemas.js";
 import type { Config } from "../config/schema.js";
-import { ConfigError, EXIT_PARTIAL, PaymentRequiredError } from "../errors.js";
+import { ConfigError, PaymentRequiredError } from "../errors.js";
 import type { Logger } from "../logger.js";
-import type { KeyValueNamespace, StateStore } from "../store/state-store.js";
-import { type ApplyResult, applyPlan, type JournalEntry } from "./apply-plan.js";
+import type { StateStore } from "../store/state-store.js";
+import { type ApplyResult, applyPlan } from "./apply-plan.js";
 import { canonicalProfileUrl } from "./canonical-profile-url.js";
-import { advanceMemory, diffRoster, EMPTY_MEMORY, type RosterMemory, type ServicePerson } from "./diff-roster.js";
-import { type PlanStep, planReconcile } from "./plan-reconcile.js";
-import { type RosterFile, readRoster, rosterReadOptions } from "./read-roster.js";
-import {
-  countBy,
-  limitList,
-  plannedCounts,
-  plannedRemovals,
-  type ReconcileReport,
-  reportExitCode,
-  reportedProblems,
-} from "./report.js";
-import { seatBudget } from "./seat-budget.js";
-import { parseStoredMemory, storedMemory } from "./stored-roster-memory.js";
+import { advanceMemory, diffRoster, type ServicePerson, withPlannedArchiveTimes } from "./diff-roster.js";
+import { planReconcile, refusedPlan } from "./plan-reconcile.js";
+import type { PlanStep } from "./plan-types.js";
+import { readRoster, rosterReadOptions } from "./read-roster.js";
+import { interruptedRun, JOURNAL_NAMESPACE } from "./reconcile-journal.js";
+import { buildReport, type ReconcileReport } from "./report.js";
+import { refusedBudget, seatBudget } from "./seat-budget.js";
+import { loadRosterMemory, saveRosterMemory } from "./stored-roster-memory.js";
 
 export interface ReconcileDeps {
   readonly config: Config;
@@ -46,29 +40,19 @@ export interface ReconcileOptions {
 const PAGE_SIZE = 100;
 
 /**
- * The remembered roster state. One that cannot be read (a damaged or hand-edited store) is
- * replaced by an empty one, which errs on the safe side: nobody is archived for a memory that was lost.
+ * The service's side of the run: its whole roster (all pages, archived included) and /billing.
+ * `reads.count` counts the calls as they are made, so a call the service refuses is counted too.
  */
-async function loadMemory(memoryNs: KeyValueNamespace, logger: Logger): Promise<RosterMemory> {
-  const stored = parseStoredMemory(await memoryNs.get<unknown>("state"));
-  if (stored.ok) return stored.memory;
-  logger.warn(
-    { component: "reconcile", namespace: "roster.memory", problem: stored.problem },
-    "the remembered roster state is unreadable and starts again empty: missing counts restart (archives come later, never sooner), and people on the service but not in this file count as from other sources (left alone unless roster.archiveUnknown)",
-  );
-  return EMPTY_MEMORY;
-}
-
-async function readServiceRoster(
+async function readService(
   client: ReconcileDeps["client"],
-): Promise<{ people: ServicePerson[]; requests: number }> {
+  reads: { count: number },
+): Promise<{ people: ServicePerson[]; billing: Billing }> {
   const people: ServicePerson[] = [];
-  let requests = 0;
   // paginate ends a walk that never ends (hasMore forever, repeated or empty pages, rows past the
   // announced total) with an ApiResponseError: a half-read roster must stop the run, not shape it.
   const rows = paginate(
     (page) => {
-      requests += 1;
+      reads.count += 1;
       return client.listEmployees({ page, pageSize: PAGE_SIZE });
     },
     { method: "GET", path: "/employees", identity: (e) => e.id },
@@ -78,7 +62,9 @@ async function readServiceRoster(
     if (!canonical.ok) continue;
     people.push({ id: e.id, profileUrl: canonical.url, tracked: e.tracked, archived: e.status === "archived" });
   }
-  return { people, requests };
+  reads.count += 1;
+  const billing = await client.getBilling();
+  return { people, billing };
 }
 
 /** One reconciliation, HRIS file to service roster: the daemon schedules it, the command runs it once. */
@@ -87,6 +73,7 @@ export async function reconcileOnce(deps: ReconcileDeps, options: ReconcileOptio
   const rules = config.roster;
   const now = options.now ?? (() => new Date());
   const started = now();
+  const dryRun = options.dryRun === true;
   const file = options.file ?? rules.file;
   if (!file) {
     throw new ConfigError("roster", [
@@ -94,10 +81,9 @@ export async function reconcileOnce(deps: ReconcileDeps, options: ReconcileOptio
     ]);
   }
   const roster = await readRoster(rosterReadOptions(rules, file, started));
-  const journalNs = store.namespace("roster.journal");
-  const memoryNs = store.namespace("roster.memory");
-  const previous = await journalNs.get<JournalEntry>("run");
-  const resumedRun = previous && !previous.completed ? previous.runId : undefined;
+  const journalNs = store.namespace(JOURNAL_NAMESPACE);
+  const previous = await interruptedRun(journalNs);
+  const resumedRun = previous?.runId;
   if (resumedRun) {
     logger.warn(
       { component: "reconcile", runId: resumedRun, inflight: previous?.inflight?.length ?? 0 },
@@ -105,43 +91,55 @@ export async function reconcileOnce(deps: ReconcileDeps, options: ReconcileOptio
     );
   }
 
-  let current: Awaited<ReturnType<typeof readServiceRoster>>;
-  let billing: Billing;
+  const reads = { count: 0 };
+  let service: Awaited<ReturnType<typeof readService>>;
   try {
-    current = await readServiceRoster(client);
-    billing = await client.getBilling();
+    service = await readService(client, reads);
   } catch (error) {
     // Spec 5.8: with no subscription or trial the whole API answers 402; report it, change nothing.
     if (!(error instanceof PaymentRequiredError)) throw error;
-    return blockedReport(file, started, now(), roster, error);
+    return buildReport({
+      dryRun,
+      file,
+      startedAt: started,
+      finishedAt: now(),
+      roster,
+      budget: refusedBudget(error.code),
+      plan: refusedPlan(error.code),
+      readRequests: reads.count,
+    });
   }
-  let requests = current.requests + 1;
   if (resumedRun && previous?.inflight) {
     // The chunk in flight at the crash: re-reading the roster tells what the service kept of it.
-    const there = new Set(current.people.map((p) => p.profileUrl));
+    const there = new Set(service.people.map((p) => p.profileUrl));
     const kept = previous.inflight.filter((u) => there.has(u)).length;
     logger.info(
       { component: "reconcile", runId: resumedRun, kept, lost: previous.inflight.length - kept },
       "interrupted chunk reconciled",
     );
   }
-  const memory = await loadMemory(memoryNs, logger);
+  const memory = await loadRosterMemory(store, logger);
   const desired = roster.people;
   const advanced = advanceMemory(
     memory,
     { fingerprint: roster.fingerprint, desired, known: roster.excluded },
-    current.people,
+    service.people,
     started,
   );
   const diff = diffRoster({
     desired,
     brokenRows: roster.problems,
-    current: current.people,
+    current: service.people,
     memory: advanced,
     rules,
     now: started,
   });
-  const budget = seatBudget({ billing, maxSeats: rules.maxSeats, maxMonthlyUsd: rules.maxMonthlyUsd, now: started });
+  const budget = seatBudget({
+    billing: service.billing,
+    maxSeats: rules.maxSeats,
+    maxMonthlyUsd: rules.maxMonthlyUsd,
+    now: started,
+  });
   const plan = planReconcile({
     diff,
     budget,
@@ -149,8 +147,15 @@ export async function reconcileOnce(deps: ReconcileDeps, options: ReconcileOptio
   });
 
   let applied: ApplyResult | undefined;
-  if (!options.dryRun) {
-    await memoryNs.set("state", storedMemory(advanced));
+  if (!dryRun) {
+    // One write of the memory, before the service changes (write-ahead), holding all this run
+    // learned: this file counted, everyone it may add known as `seen` with their identities, and
+    // the plan's archive times. Were it written after the apply, a crash in between (the journal
+    // lets the next run finish the work) would lose it, and if the export read after the restart
+    // no longer lists someone this run added, they would count as from other sources, never to be
+    // archived (and this file would not count as a missing one). See the integration test "a run
+    // cut short".
+    await saveRosterMemory(store, withPlannedArchiveTimes(advanced, plan.steps, now()));
     applied = await applyPlan(plan, {
       client,
       journal: journalNs,
@@ -161,66 +166,21 @@ export async function reconcileOnce(deps: ReconcileDeps, options: ReconcileOptio
       ...(options.signal ? { signal: options.signal } : {}),
       ...(options.onProgress ? { onProgress: options.onProgress } : {}),
     });
-    requests += applied.writeRequests;
-    const archivedAt = new Map(advanced.archivedAt);
-    for (const step of plan.steps) {
-      if (step.kind === "archive" && !archivedAt.has(step.url)) archivedAt.set(step.url, now().toISOString());
-      if (step.kind === "erase" || step.kind === "revive") archivedAt.delete(step.url);
-    }
-    await memoryNs.set("state", storedMemory({ ...advanced, archivedAt }));
   }
 
-  const deferred = [...plan.deferred, ...(applied?.deferred ?? [])];
-  const failures = applied?.failures ?? [];
-  const serviceRowErrors = applied?.rowErrors ?? [];
-  const interrupted = applied?.interrupted ?? false;
-  const report: ReconcileReport = {
-    dryRun: options.dryRun === true,
+  const report = buildReport({
+    dryRun,
     file,
-    startedAt: started.toISOString(),
-    durationMs: now().getTime() - started.getTime(),
-    rows: {
-      read: roster.rowCount,
-      inScope: roster.people.length,
-      byReason: countBy(roster.problems, (p) => p.reason),
-      problems: reportedProblems(roster.problems),
-    },
-    notices: roster.notices,
-    billing: {
-      state: budget.state,
-      planStatus: budget.planStatus,
-      perSeatUsd: budget.perSeatUsd,
-      billableSeats: billing.seats.billable,
-      unbilledSeats: billing.seatSettlement.unbilledSeats,
-    },
-    planned: plannedCounts(plan),
-    removals: plannedRemovals(plan),
-    seatDelta: plan.seatDelta,
-    monthlyCostDeltaUsd: plan.monthlyCostDeltaUsd,
-    guardedArchives: plan.guardedArchives,
-    heldForBrokenRows: plan.heldForBrokenRows,
-    waitingToArchive: plan.waitingToArchive,
-    unknownLeftAlone: plan.unknownLeftAlone,
-    ...(applied ? { applied: applied.counts } : {}),
-    deferred: { total: deferred.length, byReason: countBy(deferred, (d) => d.reason), items: limitList(deferred) },
-    findings: plan.findings,
-    failures,
-    serviceRowErrors,
-    requests,
-    writeRequests: applied?.writeRequests ?? 0,
-    interrupted,
-    ...(resumedRun ? { resumedRun } : {}),
-    ...(applied?.retryAfterSeconds !== undefined ? { retryAfterSeconds: applied.retryAfterSeconds } : {}),
-    exitCode: reportExitCode({
-      deferred: deferred.length,
-      held: plan.heldForBrokenRows,
-      findings: plan.findings,
-      problems: roster.problems,
-      failures: failures.length,
-      serviceRowErrors: serviceRowErrors.length,
-      interrupted,
-    }),
-  };
+    startedAt: started,
+    finishedAt: now(),
+    roster,
+    budget,
+    billing: service.billing,
+    plan,
+    applied,
+    readRequests: reads.count,
+    resumedRun,
+  });
   logger.info(
     {
       component: "reconcile",
@@ -233,49 +193,4 @@ export async function reconcileOnce(deps: ReconcileDeps, options: ReconcileOptio
     "reconcile finished",
   );
   return report;
-}
-
-function blockedReport(
-  file: string,
-  started: Date,
-  finished: Date,
-  roster: RosterFile,
-  error: PaymentRequiredError,
-): ReconcileReport {
-  const inactive = error.code === "SUBSCRIPTION_INACTIVE";
-  return {
-    dryRun: false,
-    file,
-    startedAt: started.toISOString(),
-    durationMs: finished.getTime() - started.getTime(),
-    rows: {
-      read: roster.rowCount,
-      inScope: roster.people.length,
-      byReason: countBy(roster.problems, (p) => p.reason),
-      problems: reportedProblems(roster.problems),
-    },
-    notices: roster.notices,
-    billing: { state: inactive ? "inactive" : "charge-failed", planStatus: undefined, perSeatUsd: 5 },
-    planned: { add: 0, revive: 0, track: 0, untrack: 0, archive: 0, erase: 0 },
-    seatDelta: 0,
-    monthlyCostDeltaUsd: 0,
-    guardedArchives: 0,
-    heldForBrokenRows: 0,
-    waitingToArchive: 0,
-    unknownLeftAlone: 0,
-    deferred: { total: 0, byReason: {}, items: [] },
-    findings: [
-      {
-        kind: "billing-blocked",
-        severity: "error",
-        message: `the service refused access (${error.code ?? "402"}): no active subscription or trial; nothing was changed`,
-      },
-    ],
-    failures: [],
-    serviceRowErrors: [],
-    requests: 1,
-    writeRequests: 0,
-    interrupted: false,
-    exitCode: EXIT_PARTIAL,
-  };
 }

@@ -1,9 +1,11 @@
+import type { Billing } from "../api/schemas.js";
 import { EXIT_OK, EXIT_PARTIAL, type ExitCode } from "../errors.js";
 import type { SlackMessage } from "../slack/slack-message.js";
 import type { ApplyCounts, ApplyResult } from "./apply-plan.js";
 import { ROW_ERROR_REASONS, type RowProblem, type RowProblemReason } from "./collect-roster-rows.js";
-import type { DeferredItem, Finding, ReconcilePlan } from "./plan-reconcile.js";
-import type { BillingState } from "./seat-budget.js";
+import type { DeferredItem, Finding, ReconcilePlan } from "./plan-types.js";
+import type { RosterFile } from "./read-roster.js";
+import type { BillingState, SeatBudget } from "./seat-budget.js";
 
 /** Everything one reconciliation did or would do: logged, printed, posted to the ops channel. */
 export interface ReconcileReport {
@@ -51,6 +53,87 @@ export interface ReconcileReport {
   readonly resumedRun?: string;
   readonly retryAfterSeconds?: number;
   readonly exitCode: ExitCode;
+}
+
+/**
+ * What one reconciliation got to, whatever the outcome: applied (in full, or stopped part-way:
+ * `applied.interrupted`, `applied.failures`), a dry run (no `applied`), held by a guard (the plan's
+ * findings), or refused by the service before anything was planned (`refusedPlan`, `refusedBudget`).
+ */
+export interface ReconcileOutcome {
+  readonly dryRun: boolean;
+  readonly file: string;
+  readonly startedAt: Date;
+  readonly finishedAt: Date;
+  readonly roster: RosterFile;
+  /** The run's seat budget: its state, plan status and seat price. */
+  readonly budget: SeatBudget;
+  /** The /billing answer the budget was made from; absent when the service refused to be read. */
+  readonly billing?: Billing | undefined;
+  readonly plan: ReconcilePlan;
+  readonly applied?: ApplyResult | undefined;
+  /** Read calls made (roster pages, /billing), a refused one included. */
+  readonly readRequests: number;
+  /** The interrupted run this one finished. */
+  readonly resumedRun?: string | undefined;
+}
+
+/** The report of any outcome: the one place a ReconcileReport is made. */
+export function buildReport(outcome: ReconcileOutcome): ReconcileReport {
+  const { roster, budget, billing, plan, applied, resumedRun } = outcome;
+  const deferred = [...plan.deferred, ...(applied?.deferred ?? [])];
+  const failures = applied?.failures ?? [];
+  const serviceRowErrors = applied?.rowErrors ?? [];
+  const interrupted = applied?.interrupted ?? false;
+  const writeRequests = applied?.writeRequests ?? 0;
+  return {
+    dryRun: outcome.dryRun,
+    file: outcome.file,
+    startedAt: outcome.startedAt.toISOString(),
+    durationMs: outcome.finishedAt.getTime() - outcome.startedAt.getTime(),
+    rows: {
+      read: roster.rowCount,
+      inScope: roster.people.length,
+      byReason: countBy(roster.problems, (p) => p.reason),
+      problems: reportedProblems(roster.problems),
+    },
+    notices: roster.notices,
+    billing: {
+      state: budget.state,
+      planStatus: budget.planStatus,
+      perSeatUsd: budget.perSeatUsd,
+      ...(billing
+        ? { billableSeats: billing.seats.billable, unbilledSeats: billing.seatSettlement.unbilledSeats }
+        : {}),
+    },
+    planned: plannedCounts(plan),
+    removals: plannedRemovals(plan),
+    seatDelta: plan.seatDelta,
+    monthlyCostDeltaUsd: plan.monthlyCostDeltaUsd,
+    guardedArchives: plan.guardedArchives,
+    heldForBrokenRows: plan.heldForBrokenRows,
+    waitingToArchive: plan.waitingToArchive,
+    unknownLeftAlone: plan.unknownLeftAlone,
+    ...(applied ? { applied: applied.counts } : {}),
+    deferred: { total: deferred.length, byReason: countBy(deferred, (d) => d.reason), items: limitList(deferred) },
+    findings: plan.findings,
+    failures,
+    serviceRowErrors,
+    requests: outcome.readRequests + writeRequests,
+    writeRequests,
+    interrupted,
+    ...(resumedRun ? { resumedRun } : {}),
+    ...(applied?.retryAfterSeconds !== undefined ? { retryAfterSeconds: applied.retryAfterSeconds } : {}),
+    exitCode: reportExitCode({
+      deferred: deferred.length,
+      held: plan.heldForBrokenRows,
+      findings: plan.findings,
+      problems: roster.problems,
+      failures: failures.length,
+      serviceRowErrors: serviceRowErrors.length,
+      interrupted,
+    }),
+  };
 }
 
 const LIST_LIMIT = 50;

@@ -1,5 +1,6 @@
 import type { ColumnMapping } from "../config/schema.js";
 import { RosterFileError } from "../errors.js";
+import type { RosterReadOptions } from "./read-options.js";
 
 /** The fields a roster row can carry; only `profileUrl` is required. */
 export const ROSTER_FIELDS = [
@@ -118,12 +119,16 @@ export function resolveColumns(headers: readonly string[], columnMapping: Column
 
 const SHOWN_HEADERS = 20;
 
-/** Resolves the header, refusing a file without a profile URL column and naming what it does have. */
+/**
+ * Resolves the header by the options' mapping, refusing a file without a profile URL column and
+ * naming what it does have.
+ */
 export function requireProfileColumn(
-  file: string,
+  options: Pick<RosterReadOptions, "file" | "mapping">,
   headers: readonly string[],
-  columnMapping: ColumnMapping,
 ): ResolvedColumns {
+  const { file } = options;
+  const columnMapping = mappingFor(options.mapping);
   const columns = resolveColumns(headers, columnMapping);
   if (columns.profileUrl === undefined) {
     const shown = headers

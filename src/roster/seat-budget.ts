@@ -31,8 +31,14 @@ export interface SeatBudget {
   readonly perSeatUsd: number;
 }
 
+/** The spec's list price (part 8: 5 USD per seat per month), for when /billing does not say. */
 export const DEFAULT_SEAT_USD = 5;
 const LIVE_PLAN = new Set(["active", "trialing", "past_due"]);
+
+/** The price of a seat: what /billing says (`plan.perSeatUsd`), else the list price (no answer, or no price in it). */
+export function seatPrice(billing: Billing | undefined): number {
+  return billing?.plan.perSeatUsd ?? DEFAULT_SEAT_USD;
+}
 
 /** Reads billing and the user's caps into a budget. Pure: `now` decides whether a trial has ended. */
 export function seatBudget(input: {
@@ -42,7 +48,7 @@ export function seatBudget(input: {
   readonly now: Date;
 }): SeatBudget {
   const { billing, now } = input;
-  const perSeatUsd = billing.plan.perSeatUsd ?? DEFAULT_SEAT_USD;
+  const perSeatUsd = seatPrice(billing);
   const planStatus = billing.plan.status;
   const trialEnds = billing.trial.endsAt ? Date.parse(billing.trial.endsAt) : Number.NaN;
   const onTrial = billing.trial.onFreeTrial === true && !(trialEnds <= now.getTime());
@@ -70,6 +76,23 @@ export function seatBudget(input: {
     caps.push({ reason: "api-seat-allowance", left: Math.max(0, billing.apiSeatAllowance.left), absoluteSeats: false });
   }
   return { ...base, state: onTrial ? "trial" : "paying", addsAllowed: true, caps };
+}
+
+/**
+ * The budget of a run the service refused to be read at all (a 402 on the read calls: spec 5.8,
+ * no subscription or trial): nothing may be added, and with no /billing answer the price is the
+ * list price. A code other than SUBSCRIPTION_INACTIVE is reported as a failed charge.
+ */
+export function refusedBudget(code: string | undefined): SeatBudget {
+  const inactive = code === "SUBSCRIPTION_INACTIVE";
+  return {
+    state: inactive ? "inactive" : "charge-failed",
+    planStatus: undefined,
+    addsAllowed: false,
+    blockReason: inactive ? "subscription-inactive" : "charge-failed",
+    caps: [],
+    perSeatUsd: seatPrice(undefined),
+  };
 }
 
 /** How many new tracked seats the run may take, and which cap binds. `trackedAfter` counts releases. */

@@ -1,9 +1,15 @@
 import { z } from "zod";
+import type { Logger } from "../logger.js";
+import type { StateStore } from "../store/state-store.js";
 import { EMPTY_MEMORY, type RosterMemory } from "./diff-roster.js";
 import { type RowIdentity, rowIdentity } from "./row-identity.js";
 
+/** The store namespace of the roster memory; its one key is MEMORY_KEY. */
+export const MEMORY_NAMESPACE = "roster.memory";
+export const MEMORY_KEY = "state";
+
 /**
- * The roster memory as the state store keeps it (namespace `roster.memory`, key `state`).
+ * The roster memory as the state store keeps it (namespace MEMORY_NAMESPACE, key MEMORY_KEY).
  *
  * Version 2 holds lists, and the identities as columns: for 100,000 people they load in a
  * fraction of the time that objects with 100,000 keys (or 100,000 small objects) take to parse and
@@ -130,4 +136,22 @@ export function storedMemory(memory: RosterMemory): string {
     identities: identityColumns(memory.identities),
   };
   return JSON.stringify(stored);
+}
+
+/**
+ * The remembered roster state. One that cannot be read (a damaged or hand-edited store) is
+ * replaced by an empty one, which errs on the safe side: nobody is archived for a memory that was lost.
+ */
+export async function loadRosterMemory(store: StateStore, logger: Logger): Promise<RosterMemory> {
+  const stored = parseStoredMemory(await store.namespace(MEMORY_NAMESPACE).get<unknown>(MEMORY_KEY));
+  if (stored.ok) return stored.memory;
+  logger.warn(
+    { component: "reconcile", namespace: MEMORY_NAMESPACE, problem: stored.problem },
+    "the remembered roster state is unreadable and starts again empty: missing counts restart (archives come later, never sooner), and people on the service but not in this file count as from other sources (left alone unless roster.archiveUnknown)",
+  );
+  return EMPTY_MEMORY;
+}
+
+export async function saveRosterMemory(store: StateStore, memory: RosterMemory): Promise<void> {
+  await store.namespace(MEMORY_NAMESPACE).set(MEMORY_KEY, storedMemory(memory));
 }

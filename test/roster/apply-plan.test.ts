@@ -2,8 +2,14 @@ import { describe, expect, it } from "vitest";
 import type { BulkAddResult } from "../../src/api/loose-records.js";
 import { apiErrorFromStatus } from "../../src/errors.js";
 import { silentLogger } from "../../src/logger.js";
-import { applyPlan, type JournalEntry, type RosterWriter } from "../../src/roster/apply-plan.js";
-import type { PlanStep, ReconcilePlan } from "../../src/roster/plan-reconcile.js";
+import { applyPlan, type RosterWriter } from "../../src/roster/apply-plan.js";
+import type { PlanStep, ReconcilePlan } from "../../src/roster/plan-types.js";
+import {
+  hasInterruptedReconcile,
+  JOURNAL_KEY,
+  JOURNAL_NAMESPACE,
+  type JournalEntry,
+} from "../../src/roster/reconcile-journal.js";
 import { openStateStore } from "../../src/store/state-store.js";
 
 const url = (n: number) => `https://www.linkedin.com/in/p-${n}`;
@@ -143,14 +149,14 @@ describe("applyPlan", () => {
 
   it("journals each chunk before sending and stops cleanly when aborted", async () => {
     const store = await openStateStore(":memory:");
-    const journal = store.namespace("roster.journal");
+    const journal = store.namespace(JOURNAL_NAMESPACE);
     const seenInflight: Array<readonly string[] | undefined> = [];
     const controller = new AbortController();
     const base = writer([ok(2), ok(2)]);
     const client: RosterWriter = {
       ...base,
       async bulkAddEmployees(input) {
-        seenInflight.push((await journal.get<JournalEntry>("run"))?.inflight);
+        seenInflight.push((await journal.get<JournalEntry>(JOURNAL_KEY))?.inflight);
         return base.bulkAddEmployees(input);
       },
     };
@@ -165,9 +171,15 @@ describe("applyPlan", () => {
     expect(seenInflight).toEqual([urls(0, 2), urls(2, 2)]);
     expect(result.interrupted).toBe(true);
     expect(result.deferred.map((d) => d.reason)).toEqual(["interrupted", "interrupted"]);
-    expect(await journal.get<JournalEntry>("run")).toMatchObject({ completed: false, stepsDone: 2, stepsTotal: 3 });
+    expect(await journal.get<JournalEntry>(JOURNAL_KEY)).toMatchObject({
+      completed: false,
+      stepsDone: 2,
+      stepsTotal: 3,
+    });
+    expect(await hasInterruptedReconcile(store)).toBe(true);
     await applyPlan(plan([]), { ...deps(writer([])), journal });
-    expect(await journal.get<JournalEntry>("run")).toMatchObject({ completed: true });
+    expect(await journal.get<JournalEntry>(JOURNAL_KEY)).toMatchObject({ completed: true });
+    expect(await hasInterruptedReconcile(store)).toBe(false);
     await store.close();
   });
 });

@@ -12,7 +12,7 @@ import {
 } from "../../src/roster/diff-roster.js";
 import { HELD_FINDINGS_LIMIT } from "../../src/roster/hold-broken-rows.js";
 import { type PlanRules, planReconcile } from "../../src/roster/plan-reconcile.js";
-import { readRoster } from "../../src/roster/read-roster.js";
+import { readRoster, rosterReadOptions } from "../../src/roster/read-roster.js";
 import { seatBudget } from "../../src/roster/seat-budget.js";
 import { parseStoredMemory } from "../../src/roster/stored-roster-memory.js";
 import { rosterDir } from "../helpers/roster-files.js";
@@ -274,8 +274,7 @@ describe("row problems carry the row identity", () => {
         "",
       ].join("\n"),
     );
-    const include = configSchema.parse({}).roster.include;
-    const roster = await readRoster({ file, include, now });
+    const roster = await readRoster(rosterReadOptions(configSchema.parse({}).roster, file, now));
     expect(roster.problems.map(({ message: _m, ...rest }) => rest)).toEqual([
       { line: 3, reason: "invalid-url", employeeId: "E2", email: "jane.doe@example.com" },
       { line: 4, reason: "missing-url", employeeId: "E3" },

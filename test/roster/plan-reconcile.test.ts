@@ -8,7 +8,8 @@ import {
   EMPTY_MEMORY,
   type ServicePerson,
 } from "../../src/roster/diff-roster.js";
-import { type PlanRules, planReconcile, type ReconcilePlan } from "../../src/roster/plan-reconcile.js";
+import { type PlanRules, planReconcile } from "../../src/roster/plan-reconcile.js";
+import type { ReconcilePlan } from "../../src/roster/plan-types.js";
 import { seatBudget } from "../../src/roster/seat-budget.js";
 
 const now = new Date("2026-11-23T10:00:00Z");

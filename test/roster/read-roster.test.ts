@@ -2,10 +2,11 @@ import { truncate } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { configSchema } from "../../src/config/schema.js";
 import { RosterFileError } from "../../src/errors.js";
-import { readRoster } from "../../src/roster/read-roster.js";
+import type { RosterReadOptions } from "../../src/roster/read-options.js";
+import { readRoster, rosterReadOptions } from "../../src/roster/read-roster.js";
 import { canonicalUrl, makePeople, rosterDir, toCsv, toJson, toNdjson } from "../helpers/roster-files.js";
 
-const include = configSchema.parse({}).roster.include;
+const rules = configSchema.parse({}).roster;
 const now = new Date("2026-11-23T10:00:00Z");
 let files: Awaited<ReturnType<typeof rosterDir>>;
 
@@ -16,9 +17,9 @@ afterAll(async () => {
   await files.cleanup();
 });
 
-async function read(name: string, content: string | Buffer, extra: Partial<Parameters<typeof readRoster>[0]> = {}) {
+async function read(name: string, content: string | Buffer, extra: Partial<RosterReadOptions> = {}) {
   const file = await files.write(name, content);
-  return readRoster({ file, include, now, ...extra });
+  return readRoster({ ...rosterReadOptions(rules, file, now), ...extra });
 }
 
 async function structural(name: string, content: string | Buffer, pattern: RegExp, extra = {}) {
@@ -130,7 +131,7 @@ describe("readRoster: CSV", () => {
     const csv =
       "networkUrl,department,location,terminationDate\nlinkedin.com/in/aaa-1,Eng,Berlin,\nlinkedin.com/in/aaa-2,Sales,Berlin,\nlinkedin.com/in/aaa-3,Eng,Paris,\nlinkedin.com/in/aaa-4,Eng,Berlin,2026-01-31\nlinkedin.com/in/aaa-5,eng,berlin,2027-01-31\n";
     const roster = await read("scope.csv", csv, {
-      include: { ...include, departments: ["Eng"], locations: ["Berlin"] },
+      include: { ...rules.include, departments: ["Eng"], locations: ["Berlin"] },
     });
     expect(roster.people.map((p) => p.profileUrl)).toEqual([canonicalUrl("aaa-1"), canonicalUrl("aaa-5")]);
     expect(roster.problems.map((p) => p.reason)).toEqual(["out-of-scope", "out-of-scope", "terminated"]);
@@ -150,6 +151,45 @@ describe("readRoster: CSV", () => {
     const json = JSON.stringify([{ linkedin: "linkedin.com/in/bbb-1", department: "Support" }]);
     expect((await read("untracked.json", json, { untrackedDepartments })).people[0]?.tracked).toBe(false);
     expect((await read("tracked.csv", csv)).people.every((p) => p.tracked)).toBe(true);
+  });
+
+  it("applies every roster rule from the config in CSV, JSON and NDJSON alike (one options value, rosterReadOptions)", async () => {
+    const configured = configSchema.parse({
+      roster: {
+        mapping: { profileUrl: ["Social"], department: ["Org Unit"], status: ["State"] },
+        include: { statuses: ["on"], departments: ["eng", "support"] },
+        untrackedDepartments: ["Support"],
+      },
+    }).roster;
+    const rows = [
+      { Social: "linkedin.com/in/ccc-1", "Org Unit": "Eng", State: "on" },
+      { Social: "linkedin.com/in/ccc-2", "Org Unit": "Support", State: "on" },
+      { Social: "linkedin.com/in/ccc-3", "Org Unit": "Sales", State: "on" },
+      { Social: "linkedin.com/in/ccc-4", "Org Unit": "Eng", State: "off" },
+    ];
+    const csv = `Social,Org Unit,State\n${rows.map((r) => Object.values(r).join(",")).join("\n")}\n`;
+    const contents: Array<[string, string]> = [
+      ["rules.csv", csv],
+      ["rules.json", JSON.stringify(rows)],
+      ["rules.ndjson", `${rows.map((r) => JSON.stringify(r)).join("\n")}\n`],
+    ];
+    for (const [name, content] of contents) {
+      const roster = await readRoster(rosterReadOptions(configured, await files.write(name, content), now));
+      expect(
+        roster.people.map((p) => [p.profileUrl, p.tracked]),
+        name,
+      ).toEqual([
+        [canonicalUrl("ccc-1"), true],
+        [canonicalUrl("ccc-2"), false],
+      ]);
+      expect(
+        roster.problems.map((p) => [p.line, p.reason]),
+        name,
+      ).toEqual([
+        [name.endsWith(".csv") ? 4 : 3, "out-of-scope"],
+        [name.endsWith(".csv") ? 5 : 4, "out-of-scope"],
+      ]);
+    }
   });
 
   it("keeps every value of a column that stops repeating (more distinct titles than are shared)", async () => {
@@ -201,7 +241,7 @@ describe("readRoster: JSON and NDJSON", () => {
 
 describe("readRoster: structural problems", () => {
   it("refuses a missing file", async () => {
-    await expect(readRoster({ file: `${files.dir}/nope.csv`, include, now })).rejects.toThrow(/does not exist/);
+    await expect(readRoster(rosterReadOptions(rules, `${files.dir}/nope.csv`, now))).rejects.toThrow(/does not exist/);
   });
   it("refuses an empty file", () => structural("empty.csv", "", /empty/));
   it("refuses a header with no rows", () => structural("header.csv", "networkUrl,name\n", /no rows/));
@@ -363,7 +403,9 @@ describe("readRoster: broken JSON and NDJSON", () => {
   it("refuses a JSON file over 100 MiB without reading it", async () => {
     const file = await files.write("huge.json", `[${'{"networkUrl":"linkedin.com/in/aaa-1"},'.repeat(3000)}`);
     await truncate(file, 101 * 1024 * 1024);
-    await expect(readRoster({ file, include, now })).rejects.toThrow(/is 101 MiB, over the 100 MiB .*CSV or NDJSON/);
+    await expect(readRoster(rosterReadOptions(rules, file, now))).rejects.toThrow(
+      /is 101 MiB, over the 100 MiB .*CSV or NDJSON/,
+    );
   });
 
   it("streams NDJSON: a last line without a line break is read, a line over 1 MiB is refused", async () => {

@@ -1,5 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { RosterFileError } from "../../src/errors.js";
+import { configSchema } from "../../src/config/schema.js";
+import { apiErrorFromStatus, RosterFileError } from "../../src/errors.js";
+import { silentLogger } from "../../src/logger.js";
+import { reconcileOnce } from "../../src/roster/reconcile-once.js";
+import { MEMORY_KEY, MEMORY_NAMESPACE } from "../../src/roster/stored-roster-memory.js";
 import { captureLogs } from "../helpers/capture-logs.js";
 import { canonicalUrl, makePeople, toCsv, toJson } from "../helpers/roster-files.js";
 import { type Harness, startHarness } from "./reconcile-harness.js";
@@ -125,6 +129,35 @@ describe("reconcile against the emulator", () => {
     expect(await h.takeWrites()).toEqual([]);
   });
 
+  it("counts every read of a run refused at /billing, and changes nothing", async () => {
+    const file = await h.files.write("p.csv", toCsv(makePeople(150)));
+    await h.reconcile(file);
+    await h.takeWrites();
+    const refused = apiErrorFromStatus({
+      status: 402,
+      code: "SUBSCRIPTION_INACTIVE",
+      message: "paused",
+      method: "GET",
+      path: "/billing",
+    });
+    const client = {
+      listEmployees: h.client.listEmployees.bind(h.client),
+      getBilling: () => Promise.reject(refused),
+      bulkAddEmployees: h.client.bulkAddEmployees.bind(h.client),
+      addEmployee: h.client.addEmployee.bind(h.client),
+      updateEmployee: h.client.updateEmployee.bind(h.client),
+      deleteEmployee: h.client.deleteEmployee.bind(h.client),
+    };
+    const config = configSchema.parse({ roster: { file } });
+    const report = await reconcileOnce({ config, client, store: h.store, logger: silentLogger() });
+    // Two pages of 100 people, then /billing refused.
+    expect(report.requests).toBe(3);
+    expect(report.billing).toEqual({ state: "inactive", planStatus: undefined, perSeatUsd: 5 });
+    expect(report.findings.map((f) => f.kind)).toEqual(["billing-blocked"]);
+    expect(report.exitCode).toBe(3);
+    expect(await h.takeWrites()).toEqual([]);
+  });
+
   it("archives nobody on a truncated file", async () => {
     const people = makePeople(30);
     await h.reconcile(await h.files.write("ok.json", toJson(people)));
@@ -164,15 +197,38 @@ describe("reconcile against the emulator", () => {
     expect(await h.takeWrites()).toEqual([]);
   });
 
+  it("a run cut short after its first add still knows whom it was adding: the memory is written before the apply", async () => {
+    await h.control("billing", { apiSeatsPerDay: 1000 });
+    const people = makePeople(120);
+    const crash = () => {
+      throw new Error("killed after the first chunk");
+    };
+    // onProgress runs after a step's journal entry, outside apply's error handling: like a kill there.
+    await expect(h.reconcile(await h.files.write("w1.csv", toCsv(people)), {}, { onProgress: crash })).rejects.toThrow(
+      /killed/,
+    );
+    expect(await h.roster()).toHaveLength(50);
+    // The export read after the restart no longer lists the 50 people added before the kill.
+    const next = await h.reconcile(await h.files.write("w2.csv", toCsv(people.slice(50))));
+    expect(next.resumedRun).toBeDefined();
+    expect(next.applied?.addedTracked).toBe(70);
+    expect(next.unknownLeftAlone).toBe(0);
+    expect(next.waitingToArchive).toBe(50);
+    const third = await h.reconcile(await h.files.write("w3.csv", toCsv(people.slice(50))), {
+      approveMassArchive: true,
+    });
+    expect(third.applied?.archived).toBe(50);
+  });
+
   it("goes on counting from a memory saved by an earlier release, and starts again from a damaged one", async () => {
     const people = makePeople(40);
     await h.reconcile(await h.files.write("v1.csv", toCsv(people)));
-    const memory = h.store.namespace("roster.memory");
-    const stored = (await memory.get<string>("state")) ?? expect.fail("no memory");
+    const memory = h.store.namespace(MEMORY_NAMESPACE);
+    const stored = (await memory.get<string>(MEMORY_KEY)) ?? expect.fail("no memory");
     expect(JSON.parse(stored)).toMatchObject({ version: 2, seen: expect.arrayContaining([canonicalUrl("person-0")]) });
     // What releases before version 2 wrote: person-0 and person-1 already missing from one file.
     const urls = people.map((p) => canonicalUrl(p.slug));
-    await memory.set("state", {
+    await memory.set(MEMORY_KEY, {
       lastFingerprint: "an-older-export",
       seen: Object.fromEntries(urls.map((u) => [u, true])),
       missing: { [urls[0] ?? ""]: 1, [urls[1] ?? ""]: 1 },
@@ -183,7 +239,7 @@ describe("reconcile against the emulator", () => {
     });
     expect(second.removals?.map((r) => r.url).sort()).toEqual([urls[0], urls[1]]);
 
-    await memory.set("state", { version: 2, seen: "everyone" });
+    await memory.set(MEMORY_KEY, { version: 2, seen: "everyone" });
     const logs = captureLogs({ level: "warn" });
     const third = await h.reconcile(
       await h.files.write("v1.csv", toCsv(people.slice(3))),
@@ -196,7 +252,7 @@ describe("reconcile against the emulator", () => {
     expect(third.planned.archive).toBe(0);
     expect(third.unknownLeftAlone).toBe(1);
     expect(third.exitCode).toBe(0);
-    const warning = logs.records().find((r) => r.namespace === "roster.memory");
+    const warning = logs.records().find((r) => r.namespace === MEMORY_NAMESPACE);
     expect(warning?.msg).toMatch(/unreadable.*starts again empty/);
     expect(warning?.problem).toMatch(/seen/);
   });

@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
+import type { Billing } from "../../src/api/schemas.js";
+import type { ApplyResult } from "../../src/roster/apply-plan.js";
+import { diffRoster, EMPTY_MEMORY } from "../../src/roster/diff-roster.js";
+import { planReconcile, refusedPlan } from "../../src/roster/plan-reconcile.js";
+import type { ReconcilePlan } from "../../src/roster/plan-types.js";
+import type { RosterFile } from "../../src/roster/read-roster.js";
 import {
+  buildReport,
+  type ReconcileOutcome,
   type ReconcileReport,
   renderReportSlack,
   renderReportText,
@@ -7,6 +15,7 @@ import {
   reportedProblems,
   slackCodeText,
 } from "../../src/roster/report.js";
+import { DEFAULT_SEAT_USD, refusedBudget, seatBudget } from "../../src/roster/seat-budget.js";
 
 const base: ReconcileReport = {
   dryRun: false,
@@ -164,5 +173,183 @@ describe("report", () => {
     const text = (message.blocks[1] as { text: { text: string } }).text.text;
     expect(text.length).toBeLessThanOrEqual(3000);
     expect(text.slice(3, -3)).toMatch(/&lt;$/);
+  });
+});
+
+describe("buildReport: one report for every outcome", () => {
+  const url = (n: number) => `https://www.linkedin.com/in/p-${n}`;
+  const startedAt = new Date("2026-11-23T02:00:00.000Z");
+  const finishedAt = new Date("2026-11-23T02:00:04.200Z");
+  const roster: RosterFile = {
+    file: "/data/hris.csv",
+    format: "csv",
+    fingerprint: "f1",
+    notices: [],
+    rowCount: 4,
+    people: [1, 2, 3].map((n) => ({ line: n + 1, index: n - 1, profileUrl: url(n), tracked: true })),
+    excluded: [],
+    problems: [{ line: 5, reason: "invalid-url", message: "not a LinkedIn URL", email: "x@example.com" }],
+  };
+  const billing = (over: { perSeatUsd: number; chargeFailed: boolean }): Billing =>
+    ({
+      organizationId: 1,
+      seats: { billable: 42 },
+      plan: { status: "active", perSeatUsd: over.perSeatUsd },
+      estimate: {},
+      trial: { onFreeTrial: false },
+      seatSettlement: { chargeFailed: over.chargeFailed, unbilledSeats: 3 },
+      apiSeatAllowance: { perDay: 200, usedLast24h: 0, left: 200 },
+    }) as Billing;
+  const rules = { priorityDepartments: [], maxArchivePercent: 10, maxArchiveCount: 50, allowMassArchive: false };
+  const planFor = (b: Billing): { plan: ReconcilePlan; budget: ReturnType<typeof seatBudget> } => {
+    const diff = diffRoster({
+      desired: roster.people,
+      current: [],
+      memory: EMPTY_MEMORY,
+      rules: { archiveUnknown: false, archiveAfterMissingRuns: 2 },
+      now: startedAt,
+    });
+    const budget = seatBudget({ billing: b, now: startedAt });
+    return { plan: planReconcile({ diff, budget, rules }), budget };
+  };
+  const outcome = (over: Partial<ReconcileOutcome> & Pick<ReconcileOutcome, "plan" | "budget">): ReconcileOutcome => ({
+    dryRun: false,
+    file: roster.file,
+    startedAt,
+    finishedAt,
+    roster,
+    readRequests: 2,
+    ...over,
+  });
+  const appliedNothing: ApplyResult = {
+    counts: {
+      addedTracked: 0,
+      addedUntracked: 0,
+      alreadyPresent: 0,
+      revived: 0,
+      tracked: 0,
+      untracked: 0,
+      archived: 0,
+      erased: 0,
+    },
+    deferred: [],
+    rowErrors: [],
+    failures: [],
+    writeRequests: 0,
+    interrupted: false,
+  };
+
+  it("a plan blocked by a failed charge: the price and seat counts /billing gave, the requests made", () => {
+    const b = billing({ perSeatUsd: 7.5, chargeFailed: true });
+    const { plan, budget } = planFor(b);
+    const report = buildReport(outcome({ plan, budget, billing: b, applied: appliedNothing, readRequests: 4 }));
+    expect(report.billing).toEqual({
+      state: "charge-failed",
+      planStatus: "active",
+      perSeatUsd: 7.5,
+      billableSeats: 42,
+      unbilledSeats: 3,
+    });
+    expect(report.requests).toBe(4);
+    expect(report.writeRequests).toBe(0);
+    expect(report.planned).toEqual({ add: 0, revive: 0, track: 0, untrack: 0, archive: 0, erase: 0 });
+    expect(report.deferred).toMatchObject({ total: 3, byReason: { "charge-failed": 3 } });
+    expect(report.findings.map((f) => f.kind)).toEqual(["billing-blocked"]);
+    expect(report.exitCode).toBe(3);
+    expect(report.durationMs).toBe(4200);
+    // The work email of a row problem stays out of the report.
+    expect(report.rows).toEqual({
+      read: 4,
+      inScope: 3,
+      byReason: { "invalid-url": 1 },
+      problems: [{ line: 5, reason: "invalid-url", message: "not a LinkedIn URL" }],
+    });
+  });
+
+  it("a run the service refused (402 on the reads): the list price without /billing, every read counted", () => {
+    const report = buildReport(
+      outcome({
+        plan: refusedPlan("SUBSCRIPTION_INACTIVE"),
+        budget: refusedBudget("SUBSCRIPTION_INACTIVE"),
+        readRequests: 3,
+      }),
+    );
+    expect(report.billing).toEqual({ state: "inactive", planStatus: undefined, perSeatUsd: DEFAULT_SEAT_USD });
+    expect(report.requests).toBe(3);
+    expect(report.applied).toBeUndefined();
+    expect(report.findings).toEqual([
+      {
+        kind: "billing-blocked",
+        severity: "error",
+        message:
+          "the service refused access (SUBSCRIPTION_INACTIVE): no active subscription or trial; nothing was changed",
+      },
+    ]);
+    expect(report.exitCode).toBe(3);
+    expect(buildReport(outcome({ plan: refusedPlan(undefined), budget: refusedBudget(undefined) })).billing.state).toBe(
+      "charge-failed",
+    );
+  });
+
+  it("a dry run and an applied run of the same plan differ only by what was applied", () => {
+    const b = billing({ perSeatUsd: 5, chargeFailed: false });
+    const { plan, budget } = planFor(b);
+    const dry = buildReport(outcome({ plan, budget, billing: b, dryRun: true }));
+    expect(dry).toMatchObject({ dryRun: true, planned: { add: 3 }, seatDelta: 3, monthlyCostDeltaUsd: 15 });
+    expect(dry.applied).toBeUndefined();
+    expect(dry.requests).toBe(2);
+    expect(dry.exitCode).toBe(3); // the invalid-url row
+    const applied = { ...appliedNothing, counts: { ...appliedNothing.counts, addedTracked: 3 }, writeRequests: 1 };
+    const done = buildReport(outcome({ plan, budget, billing: b, applied }));
+    expect(done).toEqual({ ...dry, dryRun: false, applied: applied.counts, requests: 3, writeRequests: 1 });
+  });
+
+  it("a plan held by the deletion guard: nobody archived, the guard's finding", () => {
+    const b = billing({ perSeatUsd: 5, chargeFailed: false });
+    const current = [1, 2, 3].map((n) => ({ id: n, profileUrl: url(n), tracked: true, archived: false }));
+    const memory = {
+      ...EMPTY_MEMORY,
+      seen: new Set(current.map((c) => c.profileUrl)),
+      missing: new Map([
+        [url(2), 2],
+        [url(3), 2],
+      ]),
+    };
+    const diff = diffRoster({
+      desired: roster.people.slice(0, 1),
+      current,
+      memory,
+      rules: { archiveUnknown: false, archiveAfterMissingRuns: 2 },
+      now: startedAt,
+    });
+    const budget = seatBudget({ billing: b, now: startedAt });
+    const plan = planReconcile({ diff, budget, rules });
+    const report = buildReport(outcome({ plan, budget, billing: b, applied: appliedNothing }));
+    expect(report).toMatchObject({ guardedArchives: 2, planned: { archive: 0 }, removals: [], exitCode: 3 });
+    expect(report.findings.map((f) => f.kind)).toEqual(["mass-archive-guard"]);
+  });
+
+  it("a run stopped part-way: the plan's and the apply's deferrals together, failures, Retry-After, the resumed run", () => {
+    const b = billing({ perSeatUsd: 5, chargeFailed: false });
+    const { plan, budget } = planFor(b);
+    const applied: ApplyResult = {
+      ...appliedNothing,
+      deferred: [{ url: url(3), change: "add", tracked: true, reason: "interrupted" }],
+      failures: [{ step: "add", url: url(2), message: "boom" }],
+      writeRequests: 2,
+      interrupted: true,
+      retryAfterSeconds: 60,
+    };
+    const report = buildReport(outcome({ plan, budget, billing: b, applied, resumedRun: "run-1" }));
+    expect(report).toMatchObject({
+      interrupted: true,
+      resumedRun: "run-1",
+      retryAfterSeconds: 60,
+      requests: 4,
+      writeRequests: 2,
+      deferred: { total: 1, byReason: { interrupted: 1 } },
+      failures: [{ step: "add", url: url(2), message: "boom" }],
+      exitCode: 3,
+    });
   });
 });

@@ -1,0 +1,23 @@
+import type { Config } from "../config/schema.js";
+
+export type IncludeRules = Config["roster"]["include"];
+
+/**
+ * How one HRIS file is read: the file, the roster rules that shape its rows, and the time.
+ * `rosterReadOptions` (read-roster.ts) makes it from the config once; readRoster, the CSV and JSON
+ * readers and the RosterRowCollector each take this same value, so no rule is dropped or
+ * defaulted differently on the way.
+ */
+export interface RosterReadOptions {
+  readonly file: string;
+  /** `roster.format`: `auto` goes by extension, then by the first bytes. */
+  readonly format: Config["roster"]["format"];
+  /** `roster.mapping`: a built-in mapping name or explicit columns (roster-columns). */
+  readonly mapping: Config["roster"]["mapping"];
+  /** `roster.include`: statuses, departments and locations in scope. */
+  readonly include: IncludeRules;
+  /** `roster.untrackedDepartments`: people of these departments are on the roster untracked. */
+  readonly untrackedDepartments: readonly string[];
+  /** Decides whether a termination date has passed. */
+  readonly now: Date;
+}
