@@ -1,14 +1,12 @@
 /**
- * A loopback HTTP proxy in front of a real server (the emulator) that numbers the requests it
- * passes on and can hold one back until the test releases it. "Request N is in flight" becomes an
- * event a test waits for, instead of a moment it hopes a signal lands in.
+ * A loopback HTTP proxy in front of a real server (the emulator) that records the requests it
+ * passes on, in order of arrival, and can hold one back until the test releases it. "Request N
+ * is in flight" becomes an event a test waits for, instead of a moment it hopes a signal lands in.
  */
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, request, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 
 export interface ProxiedRequest {
-  /** 1-based, in order of arrival at the proxy. */
-  readonly seq: number;
   readonly method: string;
   /** Path with query, as received. */
   readonly path: string;
@@ -86,7 +84,7 @@ export async function startGatedProxy(targetBaseUrl: string): Promise<GatedProxy
   }
 
   const server = createServer((req, res) => {
-    const seen: ProxiedRequest = { seq: requests.length + 1, method: req.method ?? "GET", path: req.url ?? "/" };
+    const seen: ProxiedRequest = { method: req.method ?? "GET", path: req.url ?? "/" };
     requests.push(seen);
     let hold: Hold | undefined;
     for (const h of holds) if (h.match(seen) && --h.left === 0) hold ??= h;
