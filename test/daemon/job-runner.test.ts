@@ -92,6 +92,19 @@ describe("JobRunner.run", () => {
   });
 });
 
+/** On fake timers: a held job running, and a drain with a 5 s grace under way whose answer the test can read. */
+function drainingHeldJob() {
+  vi.useFakeTimers();
+  const { runner: jobs } = runner();
+  const held = heldJob();
+  void jobs.run("reconcile", held.job);
+  const drain: { result?: boolean; done: Promise<void> } = { done: Promise.resolve() };
+  drain.done = jobs.drain(5_000).then((clean) => {
+    drain.result = clean;
+  });
+  return { jobs, held, drain };
+}
+
 describe("JobRunner.drain", () => {
   it("aborts the signal the running jobs were given and returns true once they end", async () => {
     const { runner: jobs } = runner();
@@ -108,35 +121,22 @@ describe("JobRunner.drain", () => {
   });
 
   it("waits for a running job until it ends, within the grace period", async () => {
-    vi.useFakeTimers();
-    const { runner: jobs } = runner();
-    const held = heldJob();
-    void jobs.run("reconcile", held.job);
-    let result: boolean | undefined;
-    const drained = jobs.drain(5_000).then((clean) => {
-      result = clean;
-    });
+    const { jobs, held, drain } = drainingHeldJob();
     await vi.advanceTimersByTimeAsync(4_999);
-    expect(result).toBeUndefined();
+    expect(drain.result).toBeUndefined();
     held.end.resolve();
-    await drained;
-    expect(result).toBe(true);
+    await drain.done;
+    expect(drain.result).toBe(true);
+    expect(jobs.isRunning("reconcile")).toBe(false);
   });
 
   it("returns false when a job outlives the grace period, without waiting for it", async () => {
-    vi.useFakeTimers();
-    const { runner: jobs } = runner();
-    const held = heldJob();
-    void jobs.run("reconcile", held.job);
-    let result: boolean | undefined;
-    const drained = jobs.drain(5_000).then((clean) => {
-      result = clean;
-    });
+    const { jobs, held, drain } = drainingHeldJob();
     await vi.advanceTimersByTimeAsync(4_999);
-    expect(result).toBeUndefined();
+    expect(drain.result).toBeUndefined();
     await vi.advanceTimersByTimeAsync(1);
-    await drained;
-    expect(result).toBe(false);
+    await drain.done;
+    expect(drain.result).toBe(false);
     expect(jobs.isRunning("reconcile")).toBe(true);
     held.end.resolve();
   });
