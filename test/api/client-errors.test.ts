@@ -17,6 +17,7 @@ import {
   SeatReservationBusyError,
   ServerError,
 } from "../../src/errors.js";
+import { deferred } from "../helpers/deferred.js";
 import { type Harness, startHarness } from "./support/client-setup.js";
 import { employeeWire } from "./support/fixtures.js";
 
@@ -103,17 +104,36 @@ describe("error statuses map to their classes", () => {
 
 describe("retries over real HTTP", () => {
   it("honours Retry-After of a per-minute 429 and pauses the shared bucket", async () => {
-    const limiter = new RateLimiter({ requestsPerMinute: 6_000 });
+    // The client's and the bucket's clocks are fakes that move by what they are asked to wait.
+    let clock = 0;
+    const bucketWaits: number[] = [];
+    const limiter = new RateLimiter({
+      requestsPerMinute: 6_000,
+      now: () => clock,
+      sleep: async (ms) => {
+        bucketWaits.push(ms);
+        clock += ms;
+      },
+    });
+    const clientWaits: number[] = [];
     h.server.enqueue({ status: 429, body: { error: "slow down" }, headers: { "retry-after": "1" } });
     h.server.setHandler(() => ({
       status: 200,
       body: { organization: { id: 1, name: "A" }, competitors: [], scopes: [] },
     }));
-    const started = Date.now();
-    await h.client({ rateLimiter: limiter }).me();
+    await h
+      .client({
+        rateLimiter: limiter,
+        sleep: async (ms) => {
+          clientWaits.push(ms);
+        },
+      })
+      .me();
     expect(h.server.requests).toHaveLength(2);
-    expect(Date.now() - started).toBeGreaterThanOrEqual(950);
-    expect(limiter.pausedUntilMs).toBeGreaterThanOrEqual(started + 1000);
+    expect(clientWaits).toEqual([1000]);
+    // Everyone on the bucket is held for the second the 429 asked for, counted from when it came.
+    expect(limiter.pausedUntilMs).toBe(1000);
+    expect(bucketWaits[0]).toBe(1000);
   });
 
   it("waits the full Retry-After (seconds or HTTP-date) of 503 SEAT_RESERVATION_BUSY, uncapped", async () => {
@@ -233,15 +253,31 @@ describe("retries over real HTTP", () => {
 
   it("gives up at once when the client's signal aborts, in flight or during a Retry-After wait", async () => {
     const inFlight = new AbortController();
-    h.server.enqueue({ status: 200, body: employeeWire(1), delayMs: 1_500 });
-    const pending = h.client({ signal: inFlight.signal }).getEmployee(1);
-    setTimeout(() => inFlight.abort(new Error("shutting down")), 50);
-    await expect(pending).rejects.toThrow("shutting down");
+    // Aborted once the server has the request, whose answer it holds back meanwhile; the client's
+    // time-out is longer than that, so only the abort can end the call before the answer.
+    h.server.setHandler(() => {
+      inFlight.abort(new Error("shutting down"));
+      return { status: 200, body: employeeWire(1), delayMs: 10_000 };
+    });
+    const aborted = h.client({ signal: inFlight.signal, timeoutMs: 60_000 }).getEmployee(1);
+    await expect(aborted).rejects.toThrow("shutting down");
 
     const waiting = new AbortController();
+    const waitStarted = deferred<number>();
     h.server.enqueue({ status: 429, body: { error: "slow" }, headers: { "retry-after": "3600" } });
-    const held = h.client({ signal: waiting.signal, rateLimiter: new RateLimiter() }).me();
-    setTimeout(() => waiting.abort(new Error("stop")), 100);
+    const held = h
+      .client({
+        signal: waiting.signal,
+        rateLimiter: new RateLimiter(),
+        // A wait that never ends by itself: only the abort can end it.
+        sleep: (ms) => {
+          waitStarted.resolve(ms);
+          return new Promise<void>(() => {});
+        },
+      })
+      .me();
+    expect(await waitStarted.promise).toBe(3_600_000);
+    waiting.abort(new Error("stop"));
     await expect(held).rejects.toThrow("stop");
     expect(h.server.requests).toHaveLength(2);
   });

@@ -5,6 +5,7 @@ import { main } from "../../src/cli.js";
 import { captureStream } from "../helpers/capture-stream.js";
 import { type DaemonWorld, startDaemonWorld } from "../helpers/daemon-world.js";
 import type { FakeSlack } from "../helpers/fake-slack.js";
+import { type ProxiedRequest, startGatedProxy } from "../helpers/gated-proxy.js";
 import { makePeople, toCsv } from "../helpers/roster-files.js";
 import type { TestEmulator } from "../helpers/start-emulator.js";
 
@@ -22,17 +23,17 @@ afterEach(async () => world.close());
 interface Started {
   readonly ops: string;
   readonly lines: () => Array<Record<string, unknown>>;
-  readonly stop: () => Promise<{ code: number; ms: number }>;
+  readonly stop: () => Promise<number>;
 }
 
-function configFile(extra = "", runOnStart = true): string {
+function configFile(extra = "", runOnStart = true, timeoutSeconds = 2): string {
   const path = `${files.dir}/config.yaml`;
   writeFileSync(
     path,
     [
       "api:",
       "  requestsPerMinute: 6000",
-      "  timeoutSeconds: 2",
+      `  timeoutSeconds: ${timeoutSeconds}`,
       "  maxRetries: 1",
       "alerts:",
       "  pollInterval: 0.2",
@@ -64,7 +65,6 @@ async function startRun(
       .map((l) => JSON.parse(l) as Record<string, unknown>);
   const controller = new AbortController();
   const started = Date.now();
-  let stoppedAt = 0;
   const exit = main(config === undefined ? ["run"] : ["run", "--config", config], {
     env: {
       RETENTION_API_URL: emulator.baseUrl,
@@ -81,7 +81,7 @@ async function startRun(
     stdout: stdout.stream,
     stderr: stderr.stream,
     signal: controller.signal,
-  }).then((code) => ({ code, ms: Date.now() - stoppedAt }));
+  });
   let ops: string | undefined;
   while (!ops) {
     const line = lines().find((l) => l.msg === "retention-sync daemon started");
@@ -94,7 +94,6 @@ async function startRun(
     ops,
     lines,
     stop: () => {
-      stoppedAt = Date.now();
       controller.abort();
       return exit;
     },
@@ -110,6 +109,8 @@ async function until<T>(what: string, probe: () => Promise<T | undefined>, timeo
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
+
+const isBulkAdd = (r: ProxiedRequest) => r.method === "POST" && r.path.endsWith("/employees/bulk");
 
 function metricValue(text: string, name: string, labels = ""): number {
   const line = text.split("\n").find((l) => l.startsWith(`${name}${labels ? `{${labels}}` : ""} `));
@@ -162,46 +163,52 @@ describe("retention-sync run", () => {
     const second = startRun(config, roster);
     await expect(second).rejects.toThrow(/Another retention-sync instance/);
 
-    const { code } = await daemon.stop();
-    expect(code).toBe(0);
+    expect(await daemon.stop()).toBe(0);
   });
 
-  it("stops within the grace period in the middle of a reconcile, and the next start finishes it at once without duplicates", async () => {
+  it("on stop mid-reconcile finishes the chunk in flight, sends no other, and the next start finishes the run without duplicates", async () => {
     const people = makePeople(400);
     const roster = await files.write("hris.csv", toCsv(people));
-    const config = configFile();
-    // Slow answers make the reconcile long enough to be interrupted mid-apply.
-    await emulator.control.faults({ latencyMs: 150 });
-    const first = await startRun(config, roster);
-    await until("the first bulk chunk", async () => {
-      const requests = await emulator.control.requests();
-      return requests.some((r) => r.path.endsWith("/employees/bulk") && r.status < 300) ? true : undefined;
-    });
-    const { code, ms } = await first.stop();
-    expect(code).toBe(0);
-    expect(ms).toBeLessThan(10_000);
-    const afterStop = await emulator.control.requests();
-    const bulkBeforeStop = afterStop.filter((r) => r.path.endsWith("/employees/bulk")).length;
-    expect(bulkBeforeStop).toBeLessThan(8);
-    const firstReport = first.lines().find((l) => l.msg === "reconcile finished")?.report as { interrupted?: boolean };
-    expect(firstReport?.interrupted).toBe(true);
+    // 400 people: eight bulk chunks of 50. The second is held at the proxy until the stop has begun.
+    const proxy = await startGatedProxy(emulator.baseUrl);
+    try {
+      const secondChunk = proxy.hold(isBulkAdd, 2);
+      // The time-out only bounds a hang: the held request must not time out and be sent again.
+      const first = await startRun(configFile("", true, 60), roster, { RETENTION_API_URL: proxy.baseUrl });
+      const held = await secondChunk;
+      const exit = first.stop();
+      await until("the shutdown to begin", async () =>
+        first.lines().some((l) => l.msg === "shutting down: no new work, finishing the running step")
+          ? true
+          : undefined,
+      );
+      held.release();
+      expect(await exit).toBe(0);
+      // The drain ended before the grace period ran out, and no chunk was sent after the stop.
+      expect(first.lines().filter((l) => l.msg === "stopped")).toEqual([expect.objectContaining({ clean: true })]);
+      expect(proxy.requests.filter(isBulkAdd)).toHaveLength(2);
+      const firstReport = first.lines().find((l) => l.msg === "reconcile finished")?.report;
+      expect(firstReport).toMatchObject({ interrupted: true, applied: { addedTracked: 100 } });
+    } finally {
+      await proxy.close();
+    }
 
-    await emulator.control.clearFaults();
     // No runOnStart this time: the interrupted run alone makes the daemon reconcile at start.
     const second = await startRun(configFile("", false), roster);
+    const secondReport = await until("the second reconcile", async () =>
+      second.lines().find((l) => l.msg === "reconcile finished"),
+    );
     const client = new RetentionClient({
       baseUrl: emulator.baseUrl,
       apiKey: emulator.readKey,
       requestsPerMinute: 6000,
     });
-    const urls = await until("all 400 on the roster", async () => {
-      const seen: string[] = [];
-      for await (const employee of client.iterateEmployees()) seen.push(employee.networkUrl);
-      return seen.length >= 400 ? seen : undefined;
-    });
+    const urls: string[] = [];
+    for await (const employee of client.iterateEmployees()) urls.push(employee.networkUrl);
     await client.close();
     await second.stop();
     expect(second.lines().some((l) => String(l.msg).startsWith("the last reconcile was interrupted"))).toBe(true);
+    expect(secondReport.report).toMatchObject({ applied: { addedTracked: 300, alreadyPresent: 0 } });
     expect(urls).toHaveLength(400);
     expect(new Set(urls).size).toBe(400);
   });
@@ -215,6 +222,6 @@ describe("retention-sync run", () => {
       const metrics = await (await fetch(`${daemon.ops}/metrics`)).text();
       return metricValue(metrics, "retention_sync_polls_total", 'outcome="ok"') >= 1 ? true : undefined;
     });
-    expect((await daemon.stop()).code).toBe(0);
+    expect(await daemon.stop()).toBe(0);
   });
 });

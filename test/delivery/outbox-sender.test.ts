@@ -1,11 +1,13 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { type AlertDraft, planDeliveries } from "../../src/alerts/plan-deliveries.js";
+import { ChannelPacer } from "../../src/delivery/channel-pacer.js";
 import { openStateStore, type StateStore } from "../../src/store/state-store.js";
 import { buildAlert } from "../alerts/support/build-alert.js";
 import { captureLogs } from "../helpers/capture-logs.js";
+import { deferred } from "../helpers/deferred.js";
 import { type FakeSlack, startFakeSlack } from "../helpers/fake-slack.js";
 import { buildSender } from "./support/build-sender.js";
 
@@ -51,19 +53,49 @@ describe("OutboxSender with a fake Slack", () => {
   });
 
   it("honours a 429 for the channel it hit without holding up the other channel", async () => {
-    const { outbox, sender } = buildSender(store, slack);
+    // The pacer's clock moves only by what it waits, and its waits end at once, except the wait the
+    // 429 asks for: the test holds that one open until the other channel is done.
+    let clock = 0;
+    const waits: number[] = [];
+    const paused = deferred();
+    const resumed = deferred();
+    const pacer = new ChannelPacer(
+      10,
+      () => clock,
+      async (ms) => {
+        waits.push(ms);
+        if (ms >= 1000) {
+          paused.resolve();
+          await resumed.promise;
+        }
+        clock += ms;
+      },
+    );
+    const { outbox, sender } = buildSender(store, slack, { pacer });
     await outbox.enqueue([...drafts("hr-alerts", 3), ...drafts("poaching-alerts", 3)], Date.now());
     slack.failNext("chat.postMessage", { status: 429, retryAfter: 1, error: "ratelimited" });
-    const report = await sender.flush();
-    expect(report).toMatchObject({ sent: 6, pending: 0, rateLimited: 1 });
-    const limitedCall = slack.calls.find((c) => c.status === 429);
-    const limitedName = String(limitedCall?.args.channel);
-    const otherName = limitedName === "hr-alerts" ? "poaching-alerts" : "hr-alerts";
-    const okCalls = slack.calls.filter((c) => c.method === "chat.postMessage" && c.status === 200);
-    const limitedResumed = okCalls.filter((c) => c.args.channel === limitedName)[0]?.at ?? 0;
-    const otherDone = Math.max(...okCalls.filter((c) => c.args.channel === otherName).map((c) => c.at));
-    expect(otherDone).toBeLessThanOrEqual(limitedResumed);
-    expect(limitedResumed - (limitedCall?.at ?? 0)).toBeGreaterThanOrEqual(900);
+    const flushed = sender.flush();
+    await Promise.race([
+      paused.promise,
+      flushed.then(() => {
+        throw new Error("the flush ended without waiting out the Retry-After");
+      }),
+    ]);
+    const posts = () => slack.calls.filter((c) => c.method === "chat.postMessage");
+    const limited = String(posts().find((c) => c.status === 429)?.args.channel);
+    const other = limited === "hr-alerts" ? "poaching-alerts" : "hr-alerts";
+    const okIn = (channel: string) => posts().filter((c) => c.status === 200 && c.args.channel === channel);
+    // Only reachable while the limited channel waits if the other one is not queued behind it.
+    await vi.waitFor(() => expect(okIn(other)).toHaveLength(3), { timeout: 10_000 });
+    expect(okIn(limited)).toHaveLength(0);
+    resumed.resolve();
+    expect(await flushed).toMatchObject({ sent: 6, pending: 0, rateLimited: 1 });
+    // The limited channel waited the whole Retry-After (1 s) before its next post.
+    expect(waits.filter((ms) => ms >= 1000)).toEqual([1000]);
+    // In Slack's order of arrival: the 429 and the other channel's three, then the limited channel's three.
+    const order = posts().map((c) => `${c.args.channel} ${c.status}`);
+    expect(order.slice(0, 4).sort()).toEqual([`${limited} 429`, `${other} 200`, `${other} 200`, `${other} 200`].sort());
+    expect(order.slice(4)).toEqual([`${limited} 200`, `${limited} 200`, `${limited} 200`]);
   });
 
   it("leaves a channel under a long Retry-After for later without holding the flush", async () => {

@@ -50,3 +50,27 @@ export function logLines<T = Record<string, unknown>>(output: string, msg: strin
     .filter((line) => line.includes(needle))
     .map((line) => JSON.parse(line) as T);
 }
+
+/** Waits until the daemon has logged a line whose `msg` is `msg` and returns it; fails if it exits first or after `ms`. */
+export async function waitForLog<T = Record<string, unknown>>(
+  daemon: DaemonProcess,
+  msg: string,
+  ms = 20_000,
+): Promise<T> {
+  const { child } = daemon;
+  // Output can still arrive after the exit event: the process is gone once its pipes are closed too.
+  const gone = () =>
+    (child.exitCode !== null || child.signalCode !== null) &&
+    (child.stdout?.closed ?? true) &&
+    (child.stderr?.closed ?? true);
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const wasGone = gone();
+    const [line] = logLines<T>(daemon.output(), msg);
+    if (line !== undefined) return line;
+    if (wasGone || Date.now() > deadline) {
+      throw new Error(`no ${JSON.stringify(msg)} line from the daemon:\n${daemon.output()}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}

@@ -49,7 +49,8 @@ roster:
   schedule: "0 3 * * *"
   archiveUnknown: true
   archiveAfterMissingRuns: 1
-daemon: { port: 0, host: 127.0.0.1, shutdownGraceSeconds: 5 }
+# The grace only bounds a hang: a clean stop must come from the jobs answering the abort, not from a race with a timer.
+daemon: { port: 0, host: 127.0.0.1, shutdownGraceSeconds: 60 }
 log: { level: debug }
 `;
 }
