@@ -3,10 +3,10 @@ import { join, resolve } from "node:path";
 import { RetentionClient } from "../api/client.js";
 import { loadConfig } from "../config/load-config.js";
 import { startFakeSlack } from "../demo/fake-slack-server.js";
-import { renderSlackMessage } from "../demo/render-slack-message.js";
 import { buildSampleRoster, type RosterPerson } from "../demo/sample-roster.js";
 import { startEmulator } from "../emulator/start-emulator.js";
 import { EXIT_OK, type ExitCode, UsageError } from "../errors.js";
+import { renderSlackMessage } from "../slack/render-slack-message.js";
 import { type CommandIO, parseCommandFlags, writeLine } from "./command-io.js";
 import { startConfiguredDaemon } from "./run.js";
 

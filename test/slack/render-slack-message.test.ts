@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { renderSlackMessage } from "../../src/demo/render-slack-message.js";
+import { renderSlackMessage } from "../../src/slack/render-slack-message.js";
 
 describe("renderSlackMessage", () => {
   it("reads Block Kit back as lines with visible link targets", () => {
