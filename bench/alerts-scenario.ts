@@ -1,11 +1,11 @@
-import { createAlertPipeline } from "../alerts/alert-pipeline.js";
-import { RetentionClient } from "../api/client.js";
-import { configSchema } from "../config/schema.js";
-import { type FakeSlackCall, startFakeSlack } from "../demo/fake-slack-server.js";
-import { startEmulator } from "../emulator/start-emulator.js";
-import { silentLogger } from "../logger.js";
-import { createSlackWebClient, webClientPoster } from "../slack/slack-poster.js";
-import { openStateStore } from "../store/state-store.js";
+import { createAlertPipeline } from "../src/alerts/alert-pipeline.js";
+import { RetentionClient } from "../src/api/client.js";
+import { configSchema } from "../src/config/schema.js";
+import { type FakeSlackCall, startFakeSlack } from "../src/demo/fake-slack-server.js";
+import { startEmulator } from "../src/emulator/start-emulator.js";
+import { silentLogger } from "../src/logger.js";
+import { createSlackWebClient, webClientPoster } from "../src/slack/slack-poster.js";
+import { openStateStore } from "../src/store/state-store.js";
 import { apiRequests, emulatorControl } from "./roster-fixture.js";
 
 export interface AlertsRun {

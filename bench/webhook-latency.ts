@@ -1,12 +1,12 @@
-import { type AlertPipeline, createAlertPipeline } from "../alerts/alert-pipeline.js";
-import { startWebhookReceiver } from "../alerts/receive-webhook.js";
-import { RetentionClient } from "../api/client.js";
-import { configSchema } from "../config/schema.js";
-import { type FakeSlack, type FakeSlackRateLimit, startFakeSlack } from "../demo/fake-slack-server.js";
-import { type EmulatorHandle, startEmulator } from "../emulator/start-emulator.js";
-import { silentLogger } from "../logger.js";
-import { createSlackWebClient, webClientPoster } from "../slack/slack-poster.js";
-import { openStateStore } from "../store/state-store.js";
+import { type AlertPipeline, createAlertPipeline } from "../src/alerts/alert-pipeline.js";
+import { startWebhookReceiver } from "../src/alerts/receive-webhook.js";
+import { RetentionClient } from "../src/api/client.js";
+import { configSchema } from "../src/config/schema.js";
+import { type FakeSlack, type FakeSlackRateLimit, startFakeSlack } from "../src/demo/fake-slack-server.js";
+import { type EmulatorHandle, startEmulator } from "../src/emulator/start-emulator.js";
+import { silentLogger } from "../src/logger.js";
+import { createSlackWebClient, webClientPoster } from "../src/slack/slack-poster.js";
+import { openStateStore } from "../src/store/state-store.js";
 import { BOTH_LENS_ROUTES, seedBothLenses } from "./alerts-scenario.js";
 import { emulatorControl } from "./roster-fixture.js";
 

@@ -1,20 +1,20 @@
 import { readFile, rm } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { billingSchema } from "../api/spec-records.js";
-import { configSchema } from "../config/schema.js";
+import { billingSchema } from "../src/api/spec-records.js";
+import { configSchema } from "../src/config/schema.js";
 import {
   advanceMemory,
   diffRoster,
   EMPTY_MEMORY,
   type RosterMemory,
   type ServicePerson,
-} from "../roster/diff-roster.js";
-import { planReconcile } from "../roster/plan-reconcile.js";
-import { readRoster, rosterReadOptions } from "../roster/read-roster.js";
-import { plannedCounts } from "../roster/report.js";
-import { seatBudget } from "../roster/seat-budget.js";
-import { parseStoredMemory, storedMemory } from "../roster/stored-roster-memory.js";
-import { openStateStore } from "../store/state-store.js";
+} from "../src/roster/diff-roster.js";
+import { planReconcile } from "../src/roster/plan-reconcile.js";
+import { readRoster, rosterReadOptions } from "../src/roster/read-roster.js";
+import { plannedCounts } from "../src/roster/report.js";
+import { seatBudget } from "../src/roster/seat-budget.js";
+import { parseStoredMemory, storedMemory } from "../src/roster/stored-roster-memory.js";
+import { openStateStore } from "../src/store/state-store.js";
 import { profileUrl, type RosterShape, serviceSlug } from "./roster-fixture.js";
 
 /** What one child process measured for read + diff + plan. */
@@ -62,7 +62,7 @@ async function memoryRoundTrip(memory: RosterMemory, dir: string): Promise<{ sav
 }
 
 /**
- * Child process (`node --expose-gc dist/bench/measure-plan.js <csv> <billing.json> <shape json>`):
+ * Child process (`node --expose-gc bench/dist/bench/measure-plan.js <csv> <billing.json> <shape json>`):
  * runs only the pure read/diff/plan path on a generated file so that the process's peak RSS is
  * that path's (plus Node's baseline), and prints one JSON line.
  */

@@ -1,4 +1,4 @@
-import { startEmulator } from "../emulator/start-emulator.js";
+import { startEmulator } from "../src/emulator/start-emulator.js";
 import {
   apiRequests,
   clearRequests,

@@ -1,11 +1,11 @@
 import { join } from "node:path";
-import { RetentionClient } from "../api/client.js";
-import { configSchema } from "../config/schema.js";
-import { startEmulator } from "../emulator/start-emulator.js";
-import { silentLogger } from "../logger.js";
-import { reconcileOnce } from "../roster/reconcile-once.js";
-import type { ReconcileReport } from "../roster/report.js";
-import { openStateStore } from "../store/state-store.js";
+import { RetentionClient } from "../src/api/client.js";
+import { configSchema } from "../src/config/schema.js";
+import { startEmulator } from "../src/emulator/start-emulator.js";
+import { silentLogger } from "../src/logger.js";
+import { reconcileOnce } from "../src/roster/reconcile-once.js";
+import type { ReconcileReport } from "../src/roster/report.js";
+import { openStateStore } from "../src/store/state-store.js";
 import {
   apiRequests,
   clearRequests,
