@@ -1,8 +1,12 @@
 import { defineConfig } from "vitest/config";
 
 export default defineConfig({
+  // Workspace packages resolve to their TypeScript sources ("source" in their package.json
+  // `exports`), never to a build in their dist/ that may be stale. Vite >= 6 resolves test code
+  // with the server (ssr) conditions; the rest of this list is Vite's default.
+  ssr: { resolve: { conditions: ["source", "module", "node", "development|production"] } },
   test: {
-    include: ["test/**/*.test.ts"],
+    include: ["test/**/*.test.ts", "packages/emulator/test/**/*.test.ts"],
     environment: "node",
     testTimeout: 30_000,
     hookTimeout: 30_000,

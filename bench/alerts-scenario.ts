@@ -1,8 +1,7 @@
+import { type FakeSlackCall, startEmulator, startFakeSlack } from "@retention-sync/emulator";
 import { createAlertPipeline } from "../src/alerts/alert-pipeline.js";
 import { RetentionClient } from "../src/api/client.js";
 import { configSchema } from "../src/config/schema.js";
-import { type FakeSlackCall, startFakeSlack } from "../src/demo/fake-slack-server.js";
-import { startEmulator } from "../src/emulator/start-emulator.js";
 import { silentLogger } from "../src/logger.js";
 import { createSlackWebClient, webClientPoster } from "../src/slack/slack-poster.js";
 import { openStateStore } from "../src/store/state-store.js";

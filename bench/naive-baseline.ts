@@ -1,4 +1,4 @@
-import { startEmulator } from "../src/emulator/start-emulator.js";
+import { startEmulator } from "@retention-sync/emulator";
 import {
   apiRequests,
   clearRequests,

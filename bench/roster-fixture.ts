@@ -1,5 +1,5 @@
 import { writeFile } from "node:fs/promises";
-import type { EmulatorHandle } from "../src/emulator/start-emulator.js";
+import type { EmulatorHandle } from "@retention-sync/emulator";
 
 /** The shape of one benchmark roster: who is on the service, who the HRIS file lists. */
 export interface RosterShape {

@@ -1,7 +1,7 @@
 import { join } from "node:path";
+import { startEmulator } from "@retention-sync/emulator";
 import { RetentionClient } from "../src/api/client.js";
 import { configSchema } from "../src/config/schema.js";
-import { startEmulator } from "../src/emulator/start-emulator.js";
 import { silentLogger } from "../src/logger.js";
 import { reconcileOnce } from "../src/roster/reconcile-once.js";
 import type { ReconcileReport } from "../src/roster/report.js";

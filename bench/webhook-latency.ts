@@ -1,9 +1,14 @@
+import {
+  type EmulatorHandle,
+  type FakeSlack,
+  type FakeSlackRateLimit,
+  startEmulator,
+  startFakeSlack,
+} from "@retention-sync/emulator";
 import { type AlertPipeline, createAlertPipeline } from "../src/alerts/alert-pipeline.js";
 import { startWebhookReceiver } from "../src/alerts/receive-webhook.js";
 import { RetentionClient } from "../src/api/client.js";
 import { configSchema } from "../src/config/schema.js";
-import { type FakeSlack, type FakeSlackRateLimit, startFakeSlack } from "../src/demo/fake-slack-server.js";
-import { type EmulatorHandle, startEmulator } from "../src/emulator/start-emulator.js";
 import { silentLogger } from "../src/logger.js";
 import { createSlackWebClient, webClientPoster } from "../src/slack/slack-poster.js";
 import { openStateStore } from "../src/store/state-store.js";

@@ -1,6 +1,6 @@
+import { type EmulatorHandle, startEmulator } from "@retention-sync/emulator";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RateLimiter, RetentionClient, type RetentionClientOptions, resolvedCompanyName } from "../../src/api/index.js";
-import { type EmulatorHandle, startEmulator } from "../../src/emulator/start-emulator.js";
 import {
   type ApiError,
   ApiResponseError,

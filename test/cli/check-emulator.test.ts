@@ -1,8 +1,8 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { type EmulatorHandle, startEmulator } from "@retention-sync/emulator";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type EmulatorHandle, startEmulator } from "../../src/emulator/start-emulator.js";
 import { type FakeSlack, startFakeSlack } from "../helpers/fake-slack.js";
 import { runCli } from "./cli-harness.js";
 

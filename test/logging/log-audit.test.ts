@@ -78,7 +78,7 @@ describe("the audit hook", () => {
       await emulator.close();
     }
     const mine = auditedLines().filter((l) => l.origin.endsWith("API client's silent loggers"));
-    // src/emulator/server.ts logs each request, src/api/api-caller.ts each attempt, both at debug
+    // packages/emulator/src/server.ts logs each request, src/api/api-caller.ts each attempt, both at debug
     expect(
       mine.some((l) => l.line.includes('"msg":"emulator request"') && l.line.includes('"path":"/api/v1/me"')),
     ).toBe(true);

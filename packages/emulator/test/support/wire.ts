@@ -1,9 +1,11 @@
 /**
  * Plain-fetch access to a running emulator for the conformance suite: the suite checks the wire,
- * so it never goes through the retention-sync API client.
+ * so it never goes through the retention-sync API client. (The suite-wide log audit still sees the
+ * emulator's log lines: test/setup/log-audit.ts audits its default logger, and its generated keys
+ * and webhook secrets match the audit's secret patterns.)
  */
 import { afterAll, beforeAll } from "vitest";
-import { type EmulatorHandle, type EmulatorOptions, startTestEmulator } from "../../helpers/start-emulator.js";
+import { type EmulatorHandle, type EmulatorOptions, startEmulator } from "../../src/start-emulator.js";
 
 export type JsonObject = Record<string, unknown>;
 
@@ -147,7 +149,7 @@ export function keyText(body: unknown): string {
 export const FAST: EmulatorOptions = { importDelayMs: 0, signalIntervalMs: 0, allowLoopbackWebhooks: true };
 
 export async function bootEmulator(options: EmulatorOptions = {}): Promise<Wire> {
-  return new Wire(await startTestEmulator({ port: 0, host: "127.0.0.1", seed: "empty", ...FAST, ...options }));
+  return new Wire(await startEmulator({ port: 0, host: "127.0.0.1", seed: "empty", ...FAST, ...options }));
 }
 
 /** One emulator for a whole file (read-only tests, or tests that tolerate shared state). */

@@ -1,10 +1,10 @@
 import { randomBytes } from "node:crypto";
-import type { Logger } from "../logger.js";
 import { newAccount, rollPeriod } from "./billing.js";
 import { VirtualClock } from "./clock.js";
 import { runRosterImport } from "./competitor-import.js";
 import { type FaultSettings, noFaults } from "./faults.js";
 import { notFound } from "./http-error.js";
+import type { EmulatorLogger } from "./logger.js";
 import type { BillingAccount, ChangeRecord, KeyRecord, OrganizationRecord, Scope } from "./model.js";
 import { RateLimiter } from "./rate-limit.js";
 import { Rng } from "./rng.js";
@@ -24,7 +24,7 @@ export interface EmulatorConfig {
   /** Overrides of the daily allowances (benchmarks); default 200 and 1000. */
   apiSeatsPerDay?: number | undefined;
   rowsPerDay?: number | undefined;
-  logger: Logger;
+  logger: EmulatorLogger;
 }
 
 export interface RequestLogEntry {

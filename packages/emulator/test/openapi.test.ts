@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
-import { openApiDocument } from "../../src/emulator/openapi.js";
+import { openApiDocument } from "../src/openapi.js";
 import { checkSchema, responseSchema } from "./support/schema-check.js";
 import { asArray, bootEmulator, type JsonObject, obj, profileUrl, sharedEmulator } from "./support/wire.js";
 

@@ -1,6 +1,6 @@
 import { parse } from "csv-parse/sync";
 import { describe, expect, it } from "vitest";
-import { buildSampleRoster, type RosterPerson } from "../../src/demo/sample-roster.js";
+import { buildSampleRoster, type RosterPerson } from "../src/sample-roster.js";
 
 function people(count: number, archived = 0): RosterPerson[] {
   return Array.from({ length: count + archived }, (_, i) => ({

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { openApiDocument } from "../../src/emulator/openapi.js";
+import { openApiDocument } from "../src/openapi.js";
 import { expectError, expectInvalid } from "./support/expect-error.js";
 import { addPerson, waitImported } from "./support/people.js";
 import { type Delivery, type Receiver, startReceiver, verifySignature } from "./support/receiver.js";

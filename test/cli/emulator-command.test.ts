@@ -1,8 +1,8 @@
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { run } from "../../../src/commands/emulator.js";
-import { UsageError } from "../../../src/errors.js";
-import { startTestEmulator } from "../../helpers/start-emulator.js";
+import { run } from "../../src/commands/emulator.js";
+import { UsageError } from "../../src/errors.js";
+import { startTestEmulator } from "../helpers/start-emulator.js";
 
 function io(argv: string[], signal?: AbortSignal) {
   const stdout = new PassThrough();

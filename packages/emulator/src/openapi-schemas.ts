@@ -1,9 +1,9 @@
-import { CHANGE_TYPES } from "../api/change-types.js";
-import { SERVICE_ERROR_CODES } from "../errors.js";
+import { CHANGE_TYPES } from "./change-types.js";
+import { SERVICE_ERROR_CODES } from "./service-error-codes.js";
 
 /**
  * Component schemas of the OpenAPI description served by the emulator (spec part 2).
- * Where the spec says "not shown", the shapes are the ones the emulator serves (see src/emulator/README.md).
+ * Where the spec says "not shown", the shapes are the ones the emulator serves (see packages/emulator/README.md).
  */
 
 type Json = Record<string, unknown>;

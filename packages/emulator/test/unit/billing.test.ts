@@ -10,8 +10,8 @@ import {
   settleBeforeAdd,
   settlementDue,
   settlementView,
-} from "../../../src/emulator/billing.js";
-import { DAY, HOUR } from "../../../src/emulator/clock.js";
+} from "../../src/billing.js";
+import { DAY, HOUR } from "../../src/clock.js";
 
 const NOW = Date.parse("2026-11-23T10:00:00Z");
 

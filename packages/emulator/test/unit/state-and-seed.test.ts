@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { buildSeed, COMPANY_ID } from "../../../src/emulator/seed.js";
-import { EmulatorState } from "../../../src/emulator/state.js";
+import { buildSeed, COMPANY_ID } from "../../src/seed.js";
+import { EmulatorState } from "../../src/state.js";
 
 const NOW = Date.parse("2026-11-23T10:00:00Z");
 

@@ -1,13 +1,13 @@
 import { createHmac } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { VirtualClock } from "../../../src/emulator/clock.js";
-import { decideFault, noFaults } from "../../../src/emulator/faults.js";
-import { type EmployeeRecord, riskLevel } from "../../../src/emulator/model.js";
-import { RateLimiter } from "../../../src/emulator/rate-limit.js";
-import { Rng } from "../../../src/emulator/rng.js";
-import { snapThreshold } from "../../../src/emulator/routes/account.js";
-import { generateChange } from "../../../src/emulator/signals.js";
-import { admittedAt, signatureHeader, webhookUrlProblem } from "../../../src/emulator/webhooks.js";
+import { VirtualClock } from "../../src/clock.js";
+import { decideFault, noFaults } from "../../src/faults.js";
+import { type EmployeeRecord, riskLevel } from "../../src/model.js";
+import { RateLimiter } from "../../src/rate-limit.js";
+import { Rng } from "../../src/rng.js";
+import { snapThreshold } from "../../src/routes/account.js";
+import { generateChange } from "../../src/signals.js";
+import { admittedAt, signatureHeader, webhookUrlProblem } from "../../src/webhooks.js";
 
 const emp: EmployeeRecord = {
   id: 1,

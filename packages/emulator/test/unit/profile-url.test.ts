@@ -5,7 +5,7 @@ import {
   parseProfileUrl,
   personNameFromSlug,
   sameCompanyName,
-} from "../../../src/emulator/profile-url.js";
+} from "../../src/profile-url.js";
 
 describe("emulator profile URLs", () => {
   it.each([

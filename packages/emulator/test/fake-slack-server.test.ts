@@ -1,7 +1,6 @@
 import { ErrorCode, LogLevel, retryPolicies, WebClient } from "@slack/web-api";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { captureLogs } from "./capture-logs.js";
-import { type FakeSlack, startFakeSlack } from "./fake-slack.js";
+import { type FakeSlack, startFakeSlack } from "../src/fake-slack-server.js";
 
 let slack: FakeSlack;
 let client: WebClient;
@@ -162,15 +161,5 @@ describe("fake Slack with the real WebClient", () => {
     expect(await outcomes()).toEqual(first);
     slack.setFaults(null);
     await expect(client.auth.test()).resolves.toMatchObject({ ok: true });
-  });
-});
-
-describe("captureLogs", () => {
-  it("keeps lines as JSON and scrubs secrets", () => {
-    const logs = captureLogs({ secrets: ["super-secret-value"] });
-    logs.logger.info({ detail: "has super-secret-value inside" }, "hello");
-    logs.logger.trace("deep");
-    expect(logs.records().map((r) => r.msg)).toEqual(["hello", "deep"]);
-    expect(logs.text()).not.toContain("super-secret-value");
   });
 });

@@ -1,13 +1,13 @@
 /** Records of the emulator's in-memory model. Times are epoch milliseconds on the virtual clock. */
 
-import type { ChangeType } from "../api/change-types.js";
+import type { ChangeType } from "./change-types.js";
 
 export type OrgKind = "primary" | "competitor";
 export type EmployeeStatus = "active" | "importing" | "archived";
 export type PlanStatus = "active" | "trialing" | "past_due" | "canceled" | "none";
 export type Scope = "read" | "write";
 
-export { CHANGE_TYPES, type ChangeType } from "../api/change-types.js";
+export { CHANGE_TYPES, type ChangeType } from "./change-types.js";
 
 export interface OrganizationRecord {
   id: number;

@@ -1,7 +1,7 @@
 import { once } from "node:events";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { Rng } from "../emulator/rng.js";
+import { Rng } from "./rng.js";
 
 /**
  * A local Slack Web API server on 127.0.0.1: the demo's Slack sink and the tests' fake Slack. It speaks the wire format

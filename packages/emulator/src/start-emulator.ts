@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { type Logger, silentLogger } from "../logger.js";
 import { Emulator } from "./emulator.js";
+import { type EmulatorLogger, silentLogger } from "./logger.js";
 import type { SeedName } from "./seed.js";
 import { heldResponses, requestListener } from "./server.js";
 import { generateChange, pickTracked } from "./signals.js";
@@ -27,7 +27,7 @@ export interface EmulatorOptions {
   apiSeatsPerDay?: number;
   /** Daily rows allowance (emulator choice: 1000); benchmarks raise it. */
   rowsPerDay?: number;
-  logger?: Logger;
+  logger?: EmulatorLogger;
 }
 
 export interface EmulatorHandle {

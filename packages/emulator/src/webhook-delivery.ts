@@ -1,6 +1,6 @@
 import { setMaxListeners } from "node:events";
-import type { Logger } from "../logger.js";
 import type { VirtualClock } from "./clock.js";
+import type { EmulatorLogger } from "./logger.js";
 import type { DeliveryRecord, WebhookEndpointRecord } from "./model.js";
 import {
   AUTO_DISABLE_AFTER,
@@ -40,7 +40,7 @@ export class WebhookDispatcher {
   constructor(
     private readonly endpoints: () => Map<string, WebhookEndpointRecord>,
     private readonly clock: VirtualClock,
-    private readonly logger: Logger,
+    private readonly logger: EmulatorLogger,
     private readonly timeoutMs = DELIVERY_TIMEOUT_MS,
   ) {
     this.timer = setInterval(() => void this.runDue(), 1000);

@@ -1,4 +1,4 @@
-import type { ServiceErrorCode } from "../errors.js";
+import type { ServiceErrorCode } from "./service-error-codes.js";
 
 /**
  * An API failure the emulator answers with: status, the Error shape of spec 2.1 (`error`, optional
