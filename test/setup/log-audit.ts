@@ -3,7 +3,7 @@
  * src/logger.ts's `createLogger` and `silentLogger`, and the emulator package's `silentLogger`
  * (packages/emulator/src/logger.ts), for audited ones (test/setup/audited-logger.ts).
  * A `vi.mock` in a setup file applies to the whole module graph of the test file that follows,
- * so loggers created inside src code are audited too (test/logging/log-audit.test.ts proves it).
+ * so loggers created inside src code are audited too (test/logging/log-audit.integration.test.ts proves it).
  * After the file's own hooks, scans every audited line for known secrets and secret patterns,
  * writes a summary for the global report (log-audit-global.ts) and fails the file on a leak.
  * A test file that mocks src/logger.ts itself would replace this hook: wrap the audited module instead.

@@ -64,7 +64,7 @@ describe("the audit hook", () => {
     expect(mine).toHaveLength(1);
     expect(levelName(mine[0]?.line ?? "")).toBe("trace");
     expect(mine[0]?.origin).toBe(
-      "test/logging/log-audit.test.ts > the audit hook > gets every line of a silent logger, at trace, tagged with the test",
+      "test/logging/log-audit.integration.test.ts > the audit hook > gets every line of a silent logger, at trace, tagged with the test",
     );
   });
 
