@@ -1,5 +1,5 @@
 import { onTrial, recordSeat, WORKSPACE_TRIAL_ALLOWANCE } from "./billing.js";
-import type { Emulator } from "./emulator.js";
+import type { EmulatorWorld } from "./emulator-world.js";
 import type { OrganizationRecord } from "./model.js";
 import { generatedPerson, matchesRoleFilters, personaFor } from "./persona.js";
 import { Rng } from "./rng.js";
@@ -16,7 +16,7 @@ export function companyRoster(companySlug: string): Array<{ name: string; slug: 
  * role filters who are not there yet, tracked unless the workspace is paused or its trial
  * allowance is spent. Imports do not count against the API allowances.
  */
-export function runRosterImport(em: Emulator, org: OrganizationRecord, now: number): number {
+export function runRosterImport(em: EmulatorWorld, org: OrganizationRecord, now: number): number {
   const slug = org.networkId ?? "";
   const acc = em.account(org.companyId);
   let added = 0;

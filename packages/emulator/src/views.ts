@@ -1,5 +1,5 @@
 import { iso } from "./clock.js";
-import type { Emulator } from "./emulator.js";
+import type { EmulatorWorld } from "./emulator-world.js";
 import { type ChangeRecord, type EmployeeRecord, type OrganizationRecord, riskLevel } from "./model.js";
 
 /** Wire shapes of records (spec 2.3, 2.6, 2.7, 2.11 and the "not shown" choices of the README). */
@@ -10,7 +10,7 @@ export function changeVisible(emp: EmployeeRecord, change: ChangeRecord): boolea
   return emp.windows.some((w) => change.detectedAt >= w.from && (w.to === null || change.detectedAt <= w.to));
 }
 
-export function latestChange(em: Emulator, emp: EmployeeRecord) {
+export function latestChange(em: EmulatorWorld, emp: EmployeeRecord) {
   for (let i = emp.changeIds.length - 1; i >= 0; i--) {
     const c = em.state.changes.get(emp.changeIds[i] ?? 0);
     if (c && changeVisible(emp, c)) {
@@ -25,7 +25,7 @@ export function latestChange(em: Emulator, emp: EmployeeRecord) {
   return null;
 }
 
-export function employeeView(em: Emulator, emp: EmployeeRecord) {
+export function employeeView(em: EmulatorWorld, emp: EmployeeRecord) {
   return {
     id: emp.id,
     organizationId: emp.organizationId,
@@ -43,11 +43,11 @@ export function employeeView(em: Emulator, emp: EmployeeRecord) {
   };
 }
 
-export function dashboardUrl(em: Emulator, employeeId: number): string {
+export function dashboardUrl(em: EmulatorWorld, employeeId: number): string {
   return `${em.origin}/app/people/${employeeId}`;
 }
 
-export function changeView(em: Emulator, c: ChangeRecord) {
+export function changeView(em: EmulatorWorld, c: ChangeRecord) {
   const emp = em.state.employees.get(c.employeeId);
   return {
     id: c.id,
@@ -75,7 +75,7 @@ export function changeView(em: Emulator, c: ChangeRecord) {
   };
 }
 
-export function organizationView(em: Emulator, org: OrganizationRecord) {
+export function organizationView(em: EmulatorWorld, org: OrganizationRecord) {
   return {
     id: org.id,
     name: org.name,
@@ -90,7 +90,7 @@ export function organizationView(em: Emulator, org: OrganizationRecord) {
   };
 }
 
-export function competitorView(em: Emulator, org: OrganizationRecord) {
+export function competitorView(em: EmulatorWorld, org: OrganizationRecord) {
   return {
     id: org.id,
     name: org.name,
