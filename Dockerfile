@@ -9,14 +9,25 @@ WORKDIR /app
 RUN apt-get update \
   && apt-get install -y --no-install-recommends python3 make g++ \
   && rm -rf /var/lib/apt/lists/*
+# The lock file is the workspace's (packages/emulator is a workspace), so the emulator's
+# package.json comes along: `npm ci` then installs exactly the lock file and links the workspace.
+# (npm 10 and 11 skip a workspace whose folder is absent without a word, which would also work
+# here, but the daemon's build type-checks its lazy `import("@retention-sync/emulator")` against the
+# package, so the build stage builds it too.) Only the runtime stage is kept: it gets no packages/.
 COPY package.json package-lock.json ./
+COPY packages/emulator/package.json ./packages/emulator/
 # --ignore-scripts: the "prepare" script would build before the sources are copied.
 RUN npm ci --ignore-scripts && npm rebuild sqlite3
 COPY tsconfig.json tsconfig.build.json ./
+COPY packages/emulator/tsconfig.json packages/emulator/tsconfig.build.json ./packages/emulator/
+COPY packages/emulator/src ./packages/emulator/src
 COPY src ./src
-RUN npm run build && npm prune --omit=dev
+# The image holds the daemon only: after pruning the dev dependencies, drop the workspace link
+# node_modules/@retention-sync/emulator (npm prune keeps workspace links), so `emulator` and `demo`
+# say that the emulator is a development tool instead of finding a dangling link.
+RUN npm run build && npm prune --omit=dev && rm -rf node_modules/@retention-sync
 
-# --- runtime stage: production dependencies and dist/ only, non-root ------------------------
+# --- runtime stage: production dependencies and the daemon's dist/ only, non-root -------------
 FROM node:20-slim
 ENV NODE_ENV=production \
     RETENTION_SYNC_STATE=/var/lib/retention-sync/state.sqlite \

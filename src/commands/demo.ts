@@ -1,14 +1,13 @@
 import { createWriteStream, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
+import type { RosterPerson } from "@retention-sync/emulator";
 import { RetentionClient } from "../api/client.js";
 import { startConfiguredDaemon } from "../app/configured-daemon.js";
 import { loadConfig } from "../config/load-config.js";
-import { startFakeSlack } from "../demo/fake-slack-server.js";
-import { renderSlackMessage } from "../demo/render-slack-message.js";
-import { buildSampleRoster, type RosterPerson } from "../demo/sample-roster.js";
-import { startEmulator } from "../emulator/start-emulator.js";
 import { EXIT_OK, type ExitCode, UsageError } from "../errors.js";
+import { renderSlackMessage } from "../slack/render-slack-message.js";
 import { type CommandIO, parseCommandFlags, writeLine } from "./command-io.js";
+import { loadEmulatorPackage } from "./load-emulator-package.js";
 
 const FLAGS = {
   dir: { type: "string" },
@@ -62,6 +61,7 @@ export async function run(io: CommandIO): Promise<ExitCode> {
   const { values } = parseCommandFlags("demo", io, FLAGS);
   const seconds = values.seconds === undefined ? undefined : Number(values.seconds);
   if (seconds !== undefined && !(seconds > 0)) throw new UsageError("demo: --seconds takes a positive number");
+  const { buildSampleRoster, startEmulator, startFakeSlack } = await loadEmulatorPackage("demo");
   const dir = resolve(values.dir ?? ".demo");
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });

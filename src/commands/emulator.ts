@@ -1,9 +1,9 @@
 import { once } from "node:events";
-import { SEED_NAMES, type SeedName } from "../emulator/seed.js";
-import { startEmulator } from "../emulator/start-emulator.js";
+import type { SeedName } from "@retention-sync/emulator";
 import { EXIT_OK, type ExitCode, UsageError } from "../errors.js";
 import { createLogger } from "../logger.js";
 import { type CommandIO, parseCommandFlags, writeLine } from "./command-io.js";
+import { loadEmulatorPackage } from "./load-emulator-package.js";
 
 const USAGE = `Usage: retention-sync emulator [--port N] [--host H] [--write-key K] [--read-key K] [--rate-limit N] [--seed demo|empty]
                                [--allow-loopback-webhooks] [--import-delay-ms N] [--signal-interval-ms N]
@@ -37,6 +37,7 @@ export async function run(io: CommandIO): Promise<ExitCode> {
     writeLine(io.stdout, USAGE);
     return EXIT_OK;
   }
+  const { SEED_NAMES, startEmulator } = await loadEmulatorPackage("emulator");
   const seed = values.seed ?? "demo";
   if (!(SEED_NAMES as readonly string[]).includes(seed))
     throw new UsageError(`emulator: --seed must be one of ${SEED_NAMES.join(", ")} (got "${seed}").`);

@@ -3,9 +3,9 @@ import { loadHrisLookup } from "../alerts/hris-lookup.js";
 import type { PollReport } from "../alerts/poll-changes.js";
 import { openRuntime } from "../app/runtime.js";
 import { loadConfig } from "../config/load-config.js";
-import { renderSlackMessage } from "../demo/render-slack-message.js";
 import { EXIT_OK, EXIT_PARTIAL, EXIT_RUNTIME, type ExitCode, UsageError } from "../errors.js";
 import type { Logger } from "../logger.js";
+import { renderSlackMessage } from "../slack/render-slack-message.js";
 import { CONFIG_FLAG, type CommandIO, parseCommandFlags, writeLine } from "./command-io.js";
 
 const FLAGS = { ...CONFIG_FLAG, once: { type: "boolean" }, "dry-run": { type: "boolean" } } as const;

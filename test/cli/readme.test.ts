@@ -27,6 +27,6 @@ describe("README", () => {
     }
     for (const section of knownKeysAt(configSchema, [])) expect(readme).toContain(`\`${section}.`);
     expect(readme).toContain("config/default.yaml");
-    expect(readme).toContain("src/emulator/README.md");
+    expect(readme).toContain("packages/emulator/README.md");
   });
 });

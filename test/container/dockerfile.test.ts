@@ -33,11 +33,26 @@ const pkg = JSON.parse(readFileSync("package.json", "utf8")) as {
   main?: string;
   engines?: { node?: string };
   scripts?: Record<string, string>;
+  workspaces?: string[];
+  dependencies?: Record<string, string>;
+  optionalDependencies?: Record<string, string>;
+  peerDependencies?: Record<string, string>;
 };
+const lock = JSON.parse(readFileSync("package-lock.json", "utf8")) as {
+  packages: Record<string, { name?: string; link?: boolean; resolved?: string }>;
+};
+/** The workspace packages as the lock file knows them: folder -> package name. */
+const workspaces = Object.entries(lock.packages)
+  .filter(([path, entry]) => path.startsWith("packages/") && entry.name !== undefined)
+  .map(([path, entry]) => ({ dir: path, name: entry.name ?? "" }));
 const buildConfig = JSON.parse(readFileSync("tsconfig.build.json", "utf8")) as {
   compilerOptions?: { outDir?: string; rootDir?: string };
 };
 const finalStage = Math.max(...dockerfile.map((i) => i.stage));
+const dockerignore = readFileSync(".dockerignore", "utf8")
+  .split("\n")
+  .map((l) => l.trim())
+  .filter((l) => l.length > 0 && !l.startsWith("#"));
 const inFinal = (keyword: string) => dockerfile.filter((i) => i.stage === finalStage && i.keyword === keyword);
 const defaultPort = configSchema.parse({}).daemon.port;
 
@@ -61,12 +76,8 @@ describe("Dockerfile", () => {
       for (const source of parts.slice(0, -1)) expect(existsSync(source), `COPY ${source}`).toBe(true);
     }
     // and the build context does not exclude them
-    const ignored = readFileSync(".dockerignore", "utf8")
-      .split("\n")
-      .map((l) => l.trim())
-      .filter((l) => l.length > 0 && !l.startsWith("#"));
     for (const copy of copies) {
-      for (const source of copy.args.split(/\s+/).slice(0, -1)) expect(ignored).not.toContain(source);
+      for (const source of copy.args.split(/\s+/).slice(0, -1)) expect(dockerignore).not.toContain(source);
     }
   });
 
@@ -113,5 +124,46 @@ describe("Dockerfile", () => {
     expect(statePath.startsWith(`${volume}/`)).toBe(true);
     // the volume directory belongs to the runtime user
     expect(inFinal("RUN").some((r) => r.args.includes(`chown ${user?.args}`) && r.args.includes(volume))).toBe(true);
+  });
+
+  it("installs from the workspace lock file: every workspace's package.json is copied before `npm ci`", () => {
+    expect(pkg.workspaces).toEqual(["packages/*"]);
+    expect(workspaces.map((w) => w.name)).toContain("@retention-sync/emulator");
+    const npmCi = dockerfile.findIndex((i) => i.keyword === "RUN" && i.args.includes("npm ci"));
+    for (const { dir } of workspaces) {
+      const copied = dockerfile.findIndex(
+        (i) => i.keyword === "COPY" && i.args.split(/\s+/).includes(`${dir}/package.json`),
+      );
+      expect(copied, `COPY ${dir}/package.json`).toBeGreaterThanOrEqual(0);
+      expect(copied, `${dir}/package.json before npm ci`).toBeLessThan(npmCi);
+      // to the same place under WORKDIR, where the lock file expects the workspace
+      const target = dockerfile[copied]?.args.split(/\s+/).at(-1) ?? "";
+      expect(`${target.replace(/^\.\//, "").replace(/\/$/, "")}/`).toMatch(new RegExp(`^${dir}/(package\\.json/)?$`));
+    }
+  });
+
+  it("ships the daemon only: the emulator is no production dependency and its workspace link is dropped", () => {
+    for (const { name } of workspaces) {
+      for (const deps of [pkg.dependencies, pkg.optionalDependencies, pkg.peerDependencies]) {
+        expect(Object.keys(deps ?? {})).not.toContain(name);
+      }
+      // npm prune keeps workspace links: the build stage removes them with the dev dependencies
+      const scope = name.split("/")[0] ?? name;
+      const prune = dockerfile.find((i) => i.keyword === "RUN" && i.args.includes("npm prune --omit=dev"));
+      expect(prune?.args).toMatch(new RegExp(`npm prune --omit=dev && rm -rf node_modules/${scope}(\\s|$)`));
+    }
+  });
+
+  it("copies no packages/ and no bench/ into the runtime stage", () => {
+    const copies = inFinal("COPY").map((c) => c.args.split(/\s+/).filter((p) => !p.startsWith("--")));
+    expect(copies.length).toBeGreaterThan(0);
+    for (const parts of copies) {
+      for (const path of parts) expect(path, parts.join(" ")).not.toMatch(/(^|\/)(packages|bench)(\/|$)/);
+      // from the build stage, only named folders (not the whole /app, which holds packages/)
+      expect(parts[0]).not.toMatch(/^(\/app\/?|\.\/?)$/);
+    }
+    // the build context itself leaves out the benchmarks and the packages' tests and builds
+    for (const pattern of ["bench", "packages/*/test", "**/dist", "**/node_modules"])
+      expect(dockerignore).toContain(pattern);
   });
 });

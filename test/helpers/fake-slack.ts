@@ -1,12 +1,17 @@
-/** The fake Slack Web API lives in src/ because the demo ships it as its local Slack sink. */
-import {
-  type FakeSlack,
-  type FakeSlackOptions,
-  startFakeSlack as startServer,
-} from "../../src/demo/fake-slack-server.js";
+/** The fake Slack Web API lives in packages/emulator because the demo uses it as its local Slack sink. */
+import { type FakeSlack, type FakeSlackOptions, startFakeSlack as startServer } from "@retention-sync/emulator";
 import { registerSecret } from "./known-secrets.js";
 
-export * from "../../src/demo/fake-slack-server.js";
+export type {
+  FakeSlack,
+  FakeSlackCall,
+  FakeSlackChannel,
+  FakeSlackFailure,
+  FakeSlackFaults,
+  FakeSlackMessage,
+  FakeSlackOptions,
+  FakeSlackRateLimit,
+} from "@retention-sync/emulator";
 
 /** The fake Slack, its token known to the log audit. */
 export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<FakeSlack> {

@@ -2,9 +2,14 @@
  * Vitest-friendly access to the emulator: `useEmulator()` starts one per test file (closed after
  * all tests), and `EmulatorControl` wraps the `/_emulator/*` control API over real HTTP.
  */
+
+import {
+  type EmulatorHandle,
+  type EmulatorOptions,
+  type RequestLogEntry,
+  startEmulator,
+} from "@retention-sync/emulator";
 import { afterAll, beforeAll } from "vitest";
-import type { RequestLogEntry } from "../../src/emulator/emulator.js";
-import { type EmulatorHandle, type EmulatorOptions, startEmulator } from "../../src/emulator/start-emulator.js";
 import { registerSecret } from "./known-secrets.js";
 import { beforeAuditScan } from "./log-audit.js";
 

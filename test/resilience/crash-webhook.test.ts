@@ -9,9 +9,9 @@
  * `RESILIENCE_LONG=1` runs 60 kills instead of 12; `RESILIENCE_SEED=N` replays a sequence.
  */
 import { createServer } from "node:net";
+import { Rng } from "@retention-sync/emulator";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RetentionClient } from "../../src/api/client.js";
-import { Rng } from "../../src/emulator/rng.js";
 import { bundleEntry } from "../helpers/bundle-entry.js";
 import { type DaemonProcess, logLines, spawnDaemon } from "../helpers/daemon-process.js";
 import { type DaemonWorld, daemonEnv, startDaemonWorld } from "../helpers/daemon-world.js";

@@ -7,8 +7,9 @@
  *
  * `RESILIENCE_LONG=1` runs 100 kills instead of 20; `RESILIENCE_SEED=N` replays a sequence.
  */
+
+import { Rng } from "@retention-sync/emulator";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Rng } from "../../src/emulator/rng.js";
 import { bundleEntry } from "../helpers/bundle-entry.js";
 import { type DaemonProcess, logLines, spawnDaemon } from "../helpers/daemon-process.js";
 import { type DaemonWorld, daemonEnv, startDaemonWorld } from "../helpers/daemon-world.js";

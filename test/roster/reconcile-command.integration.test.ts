@@ -1,7 +1,7 @@
 import { PassThrough } from "node:stream";
+import { type EmulatorHandle, startEmulator } from "@retention-sync/emulator";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { run } from "../../src/commands/reconcile.js";
-import { type EmulatorHandle, startEmulator } from "../../src/emulator/start-emulator.js";
 import { type FakeSlack, startFakeSlack } from "../helpers/fake-slack.js";
 import { makePeople, rosterDir, toCsv } from "../helpers/roster-files.js";
 

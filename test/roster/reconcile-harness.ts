@@ -1,6 +1,6 @@
+import { type EmulatorHandle, startEmulator } from "@retention-sync/emulator";
 import { RetentionClient } from "../../src/api/client.js";
 import { type ConfigInput, configSchema } from "../../src/config/schema.js";
-import { type EmulatorHandle, startEmulator } from "../../src/emulator/start-emulator.js";
 import { type Logger, silentLogger } from "../../src/logger.js";
 import { type ReconcileOptions, reconcileOnce } from "../../src/roster/reconcile-once.js";
 import type { ReconcileReport } from "../../src/roster/report.js";

@@ -3,7 +3,7 @@ import { resolve } from "node:path";
 /**
  * Each run writes its per-file summaries to `<base>/run-<pid>/` (the global setup provides the
  * folder to the workers as `logAuditDir`), so runs started at the same time in one checkout do
- * not mix. LOG_AUDIT_DIR moves the base (the nested run of test/logging/log-audit.test.ts).
+ * not mix. LOG_AUDIT_DIR moves the base (the nested run of test/logging/log-audit.integration.test.ts).
  */
 export const LOG_AUDIT_BASE = resolve(process.env.LOG_AUDIT_DIR ?? "node_modules/.cache/log-audit");
 

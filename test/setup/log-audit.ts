@@ -1,8 +1,9 @@
 /**
  * Setup file (vitest.config.ts `setupFiles`), run before every test file in its worker: swaps
- * src/logger.ts's `createLogger` and `silentLogger` for audited ones (test/setup/audited-logger.ts).
+ * src/logger.ts's `createLogger` and `silentLogger`, and the emulator package's `silentLogger`
+ * (packages/emulator/src/logger.ts), for audited ones (test/setup/audited-logger.ts).
  * A `vi.mock` in a setup file applies to the whole module graph of the test file that follows,
- * so loggers created inside src code are audited too (test/logging/log-audit.test.ts proves it).
+ * so loggers created inside src code are audited too (test/logging/log-audit.integration.test.ts proves it).
  * After the file's own hooks, scans every audited line for known secrets and secret patterns,
  * writes a summary for the global report (log-audit-global.ts) and fails the file on a leak.
  * A test file that mocks src/logger.ts itself would replace this hook: wrap the audited module instead.
@@ -18,6 +19,13 @@ vi.mock(import("../../src/logger.js"), async (importOriginal) => {
   const original = await importOriginal();
   const { auditedCreateLogger, auditedSilentLogger } = await import("./audited-logger.js");
   return { ...original, createLogger: auditedCreateLogger(original.createLogger), silentLogger: auditedSilentLogger };
+});
+// The emulator package's default logger (it writes nothing) likewise: every emulator the suite
+// starts without a logger of its own, daemon tests and the package's tests alike, is audited.
+vi.mock(import("../../packages/emulator/src/logger.js"), async (importOriginal) => {
+  const original = await importOriginal();
+  const { auditedSilentLogger } = await import("./audited-logger.js");
+  return { ...original, silentLogger: auditedSilentLogger };
 });
 
 resetAudit();

@@ -1,0 +1,124 @@
+import { readFile, rm } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { billingSchema } from "../src/api/spec-records.js";
+import { configSchema } from "../src/config/schema.js";
+import {
+  advanceMemory,
+  diffRoster,
+  EMPTY_MEMORY,
+  type RosterMemory,
+  type ServicePerson,
+} from "../src/roster/diff-roster.js";
+import { planReconcile } from "../src/roster/plan-reconcile.js";
+import { readRoster, rosterReadOptions } from "../src/roster/read-roster.js";
+import { plannedCounts } from "../src/roster/report.js";
+import { seatBudget } from "../src/roster/seat-budget.js";
+import { parseStoredMemory, storedMemory } from "../src/roster/stored-roster-memory.js";
+import { openStateStore } from "../src/store/state-store.js";
+import { profileUrl, type RosterShape, serviceSlug } from "./roster-fixture.js";
+
+/** What one child process measured for read + diff + plan. */
+export interface PlanMeasurement {
+  readonly rows: number;
+  readonly wallMs: number;
+  readonly cpuUserMs: number;
+  readonly cpuSystemMs: number;
+  readonly rssBeforeMb: number;
+  readonly peakRssMb: number;
+  readonly planned: Record<string, number>;
+  /** Changes the seat budget held back: 0 when the allowances are raised as intended. */
+  readonly deferred: number;
+  /**
+   * Outside the target, after the peak RSS above is taken: CPU time to save this run's roster
+   * memory to a SQLite state store and to load it back (as the next run does).
+   */
+  readonly memorySaveMs: number;
+  readonly memoryLoadMs: number;
+}
+
+const cpuMs = (since: NodeJS.CpuUsage): number => {
+  const used = process.cpuUsage(since);
+  return (used.user + used.system) / 1000;
+};
+
+/** Saves and loads the memory through a real state store next to the roster file. */
+async function memoryRoundTrip(memory: RosterMemory, dir: string): Promise<{ saveMs: number; loadMs: number }> {
+  const path = join(dir, `memory-${process.pid}.db`);
+  const store = await openStateStore(path);
+  try {
+    const ns = store.namespace("roster.memory");
+    const save0 = process.cpuUsage();
+    await ns.set("state", storedMemory(memory));
+    const saveMs = cpuMs(save0);
+    const load0 = process.cpuUsage();
+    const loaded = parseStoredMemory(await ns.get<unknown>("state"));
+    const loadMs = cpuMs(load0);
+    if (!loaded.ok || loaded.memory.seen.size !== memory.seen.size) throw new Error("memory round trip lost entries");
+    return { saveMs, loadMs };
+  } finally {
+    await store.close();
+    await rm(path, { force: true });
+  }
+}
+
+/**
+ * Child process (`node --expose-gc bench/dist/bench/measure-plan.js <csv> <billing.json> <shape json>`):
+ * runs only the pure read/diff/plan path on a generated file so that the process's peak RSS is
+ * that path's (plus Node's baseline), and prints one JSON line.
+ */
+async function main(): Promise<void> {
+  const [file, billingFile, shapeJson] = process.argv.slice(2);
+  if (!file || !billingFile || !shapeJson) throw new Error("usage: measure-plan <csv> <billing.json> <shape>");
+  const shape = JSON.parse(shapeJson) as RosterShape;
+  const billing = billingSchema.parse(JSON.parse(await readFile(billingFile, "utf8")));
+  const rules = configSchema.parse({
+    roster: { archiveAfterMissingRuns: 1, archiveUnknown: true, approveMassArchive: true },
+  }).roster;
+  // The service roster as reconcile would have listed it: an input, built before measuring.
+  const current: ServicePerson[] = Array.from({ length: shape.size }, (_, i) => ({
+    id: 1_000_000 + i,
+    profileUrl: profileUrl(serviceSlug(i)),
+    tracked: i >= shape.rehires,
+    archived: i < shape.rehires,
+  }));
+  const gc = (globalThis as { gc?: () => void }).gc;
+  gc?.();
+  const rssBefore = process.memoryUsage().rss;
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  const now = new Date();
+  const roster = await readRoster(rosterReadOptions(rules, file, now));
+  const desired = roster.people;
+  const memory = advanceMemory(
+    EMPTY_MEMORY,
+    { fingerprint: roster.fingerprint, desired, known: roster.excluded },
+    current,
+    now,
+  );
+  const diff = diffRoster({ desired, current, memory, rules, now });
+  const budget = seatBudget({ billing, maxSeats: rules.maxSeats, maxMonthlyUsd: rules.maxMonthlyUsd, now });
+  const plan = planReconcile({ diff, budget, rules: { ...rules, allowMassArchive: true } });
+  const wallMs = performance.now() - t0;
+  const cpu = process.cpuUsage(cpu0);
+  const peakRssMb = process.resourceUsage().maxRSS / 1024;
+  const roundTrip = await memoryRoundTrip(memory, dirname(file));
+  const result: PlanMeasurement = {
+    rows: roster.rowCount,
+    wallMs,
+    cpuUserMs: cpu.user / 1000,
+    cpuSystemMs: cpu.system / 1000,
+    rssBeforeMb: rssBefore / 2 ** 20,
+    // resourceUsage().maxRSS is in KiB and covers the whole (short-lived) process.
+    peakRssMb,
+    planned: plannedCounts(plan),
+    deferred: plan.deferred.length,
+    memorySaveMs: roundTrip.saveMs,
+    memoryLoadMs: roundTrip.loadMs,
+  };
+  process.stdout.write(`${JSON.stringify(result)}\n`);
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exitCode = 1;
+});

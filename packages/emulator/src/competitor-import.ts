@@ -1,0 +1,43 @@
+import { onTrial, recordSeat, WORKSPACE_TRIAL_ALLOWANCE } from "./billing.js";
+import type { EmulatorWorld } from "./emulator-world.js";
+import type { OrganizationRecord } from "./model.js";
+import { generatedPerson, matchesRoleFilters, personaFor } from "./persona.js";
+import { Rng } from "./rng.js";
+
+/** The people the "network" lists for a company page: deterministic per company slug. */
+export function companyRoster(companySlug: string): Array<{ name: string; slug: string }> {
+  const rng = new Rng(`roster:${companySlug}`);
+  const size = 30 + rng.int(30);
+  return Array.from({ length: size }, (_, n) => generatedPerson(rng, n));
+}
+
+/**
+ * Background roster import of a competitor workspace (spec 3.2): adds the people matching the
+ * role filters who are not there yet, tracked unless the workspace is paused or its trial
+ * allowance is spent. Imports do not count against the API allowances.
+ */
+export function runRosterImport(em: EmulatorWorld, org: OrganizationRecord, now: number): number {
+  const slug = org.networkId ?? "";
+  const acc = em.account(org.companyId);
+  let added = 0;
+  for (const person of companyRoster(slug)) {
+    const canonicalUrl = `https://www.linkedin.com/in/${person.slug}`;
+    if (em.state.findByUrl(org.id, canonicalUrl)) continue;
+    if (!matchesRoleFilters(personaFor(person.slug), org.roleFilters)) continue;
+    const trialFull = onTrial(acc, now) && em.state.trackedIn(org.id) >= WORKSPACE_TRIAL_ALLOWANCE;
+    const tracked = !org.paused && !trialFull;
+    em.state.insertEmployee({
+      organizationId: org.id,
+      networkUrl: canonicalUrl,
+      canonicalUrl,
+      slug: person.slug,
+      name: person.name,
+      tracked,
+      now,
+      importReadyAt: null,
+    });
+    if (tracked) recordSeat(acc, now, false);
+    added++;
+  }
+  return added;
+}

@@ -1,0 +1,408 @@
+import { once } from "node:events";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { Rng } from "./rng.js";
+
+/**
+ * A local Slack Web API server on 127.0.0.1: the demo's Slack sink and the tests' fake Slack. It speaks the wire format
+ * @slack/web-api really uses: `POST /api/<method>` with a form-urlencoded body (nested values
+ * JSON-encoded) and `Authorization: Bearer <token>`; JSON bodies and a `token` body field are
+ * accepted too, like the real API. Every call is recorded; failures can be injected.
+ */
+
+export interface FakeSlackCall {
+  readonly method: string;
+  /** The decoded arguments, without `token`. JSON-encoded fields (blocks, attachments) are parsed. */
+  readonly args: Readonly<Record<string, unknown>>;
+  readonly at: number;
+  /** HTTP status answered (0 when the connection was reset) and, for `ok:false` answers, Slack's error string. */
+  readonly status: number;
+  readonly error?: string;
+}
+
+export interface FakeSlackMessage {
+  /** Channel id the message landed in (names are resolved to ids). */
+  readonly channel: string;
+  readonly channelName?: string;
+  readonly ts: string;
+  readonly threadTs?: string;
+  readonly text?: string;
+  readonly blocks?: unknown;
+  readonly args: Readonly<Record<string, unknown>>;
+}
+
+export interface FakeSlackChannel {
+  readonly id: string;
+  readonly name: string;
+  isMember: boolean;
+  isPrivate: boolean;
+}
+
+/** A Slack `error` string (answered as HTTP 200 `{ok:false}`), or an HTTP-level failure. */
+export type FakeSlackFailure = string | { status: number; retryAfter?: number; error?: string };
+
+export interface FakeSlackRateLimit {
+  /** Only this method is limited; every method when absent. */
+  readonly method?: string;
+  /** Calls allowed per window before answering 429. */
+  readonly limit: number;
+  readonly windowMs?: number;
+  /** Seconds in the Retry-After header (default 1). */
+  readonly retryAfter?: number;
+}
+
+/**
+ * Random failures of the fake Slack, rolled per call from a seeded generator (same seed, same
+ * sequence). Each happens before the call has any effect, as Slack's own 5xx and 429 do.
+ */
+export interface FakeSlackFaults {
+  /** Only this method fails; every method when absent. */
+  readonly method?: string;
+  /** Share of calls answered HTTP 500 or 503. */
+  readonly errorRate?: number;
+  /** Share of calls answered 429 `ratelimited` with `Retry-After: retryAfter`. */
+  readonly rateLimitRate?: number;
+  /** Share of calls whose connection is reset with no answer. */
+  readonly resetRate?: number;
+  /** Seconds in the Retry-After header of injected 429s (default 1). */
+  readonly retryAfter?: number;
+  readonly seed?: number;
+}
+
+export interface FakeSlackOptions {
+  readonly token?: string;
+  /** Channels by name; defaults to general, hr-alerts, retention-ops, poaching-alerts (bot is a member). */
+  readonly channels?: ReadonlyArray<{ name: string; id?: string; member?: boolean; private?: boolean }>;
+  /** Workspace users, email -> user id. */
+  readonly users?: Readonly<Record<string, string>>;
+  /** Called for every message posted (the demo prints them as they arrive). */
+  readonly onMessage?: (message: FakeSlackMessage) => void;
+  /** Listen port; 0 (the default) picks a free one. */
+  readonly port?: number;
+}
+
+export interface FakeSlack {
+  /** Web API base URL ending with `/api/`: pass it as `slackApiUrl` / SLACK_API_URL. */
+  readonly url: string;
+  readonly token: string;
+  readonly calls: FakeSlackCall[];
+  /** name -> channel; mutate `isMember` or call `addChannel` to shape a test. */
+  readonly channels: Map<string, FakeSlackChannel>;
+  /** email -> user id. */
+  readonly users: Map<string, string>;
+  addChannel(name: string, options?: { id?: string; member?: boolean; private?: boolean }): FakeSlackChannel;
+  /** Messages posted, optionally only those of one channel (id, name or #name). */
+  posted(channel?: string): FakeSlackMessage[];
+  /** The next `times` calls (default 1) of `method` (or "*" for any) fail this way. */
+  failNext(method: string, failure: FakeSlackFailure, times?: number): void;
+  /** On: every request answers HTTP 503 ("http") or has its connection destroyed ("reset"). */
+  setOutage(on: boolean, kind?: "http" | "reset"): void;
+  setRateLimit(limit: FakeSlackRateLimit | null): void;
+  /** Random 5xx, 429s and connection resets (null turns them off). */
+  setFaults(faults: FakeSlackFaults | null): void;
+  close(): Promise<void>;
+}
+
+const DEFAULT_CHANNELS = ["general", "hr-alerts", "retention-ops", "poaching-alerts"];
+const MAX_TEXT = 40_000;
+const BOT_USER_ID = "UBOT000001";
+
+function decodeArgs(raw: string, contentType: string): Record<string, unknown> {
+  if (raw.length === 0) return {};
+  if (contentType.includes("application/json")) {
+    const parsed: unknown = JSON.parse(raw);
+    return typeof parsed === "object" && parsed !== null ? { ...(parsed as Record<string, unknown>) } : {};
+  }
+  const args: Record<string, unknown> = {};
+  for (const [key, value] of new URLSearchParams(raw)) {
+    // The SDK JSON-encodes arrays and objects (blocks, attachments) inside the form body.
+    if ((value.startsWith("[") || value.startsWith("{")) && key !== "text") {
+      try {
+        args[key] = JSON.parse(value);
+        continue;
+      } catch {
+        // not JSON after all: keep the string
+      }
+    }
+    args[key] = value;
+  }
+  return args;
+}
+
+/** Starts the fake Slack Web API on 127.0.0.1 with an ephemeral port. */
+export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<FakeSlack> {
+  const token = options.token ?? "xoxb-fake-slack-token-0001";
+  const calls: FakeSlackCall[] = [];
+  const messages: FakeSlackMessage[] = [];
+  const channels = new Map<string, FakeSlackChannel>();
+  const users = new Map<string, string>(Object.entries(options.users ?? { "manager@example.com": "UMANAGER01" }));
+  const failures: Array<{ method: string; failure: FakeSlackFailure; left: number }> = [];
+  let outage: false | "http" | "reset" = false;
+  let rateLimit: FakeSlackRateLimit | null = null;
+  let rateWindow: number[] = [];
+  let faults: { settings: FakeSlackFaults; rng: Rng } | null = null;
+  let tsCounter = 0;
+  let channelCounter = 0;
+
+  const addChannel: FakeSlack["addChannel"] = (name, opts = {}) => {
+    channelCounter += 1;
+    const clean = name.replace(/^#/, "");
+    const channel: FakeSlackChannel = {
+      id: opts.id ?? `C${String(channelCounter).padStart(9, "0")}`,
+      name: clean,
+      isMember: opts.member ?? true,
+      isPrivate: opts.private ?? false,
+    };
+    channels.set(clean, channel);
+    return channel;
+  };
+  type ChannelSeed = NonNullable<FakeSlackOptions["channels"]>[number];
+  const seeds: readonly ChannelSeed[] = options.channels ?? DEFAULT_CHANNELS.map((name) => ({ name }));
+  for (const c of seeds) {
+    addChannel(c.name, {
+      ...(c.id !== undefined ? { id: c.id } : {}),
+      ...(c.member !== undefined ? { member: c.member } : {}),
+      ...(c.private !== undefined ? { private: c.private } : {}),
+    });
+  }
+  const byId = (id: string) => [...channels.values()].find((c) => c.id === id);
+  /** chat.postMessage accepts ids, names and #names; the conversations.* methods only ids. */
+  const resolve = (ref: string, allowNames: boolean) =>
+    byId(ref) ?? (allowNames ? channels.get(ref.replace(/^#/, "")) : undefined);
+  const channelJson = (c: FakeSlackChannel) => ({
+    id: c.id,
+    name: c.name,
+    is_channel: !c.isPrivate,
+    is_group: c.isPrivate,
+    is_private: c.isPrivate,
+    is_member: c.isMember,
+    is_archived: false,
+  });
+  const nextTs = () => {
+    tsCounter += 1;
+    return `${Math.floor(Date.now() / 1000)}.${String(tsCounter).padStart(6, "0")}`;
+  };
+
+  type Answer = { status: number; body: Record<string, unknown>; headers?: Record<string, string> };
+  const fail = (error: string): Answer => ({ status: 200, body: { ok: false, error } });
+
+  function handle(method: string, args: Record<string, unknown>): Answer {
+    const str = (name: string) => (typeof args[name] === "string" ? (args[name] as string) : undefined);
+    switch (method) {
+      case "api.test":
+        return { status: 200, body: { ok: true, args } };
+      case "auth.test":
+        return {
+          status: 200,
+          body: {
+            ok: true,
+            url: "https://fake-workspace.slack.com/",
+            team: "Fake Workspace",
+            user: "retention-sync",
+            team_id: "TFAKE0001",
+            user_id: BOT_USER_ID,
+            bot_id: "BFAKE0001",
+          },
+        };
+      case "chat.postMessage": {
+        const ref = str("channel");
+        if (!ref) return fail("channel_not_found");
+        const text = str("text");
+        if (text === undefined && args.blocks === undefined && args.attachments === undefined) return fail("no_text");
+        if (text !== undefined && text.length > MAX_TEXT) return fail("msg_too_long");
+        if (Array.isArray(args.blocks) && args.blocks.length > 50) return fail("invalid_blocks");
+        let channelId: string;
+        let channelName: string | undefined;
+        if (/^[DU]/.test(ref) && !resolve(ref, false)) {
+          channelId = ref.startsWith("U") ? `D${ref.slice(1)}` : ref; // a DM
+        } else {
+          const channel = resolve(ref, true);
+          if (!channel) return fail("channel_not_found");
+          if (!channel.isMember) return fail("not_in_channel");
+          channelId = channel.id;
+          channelName = channel.name;
+        }
+        const ts = nextTs();
+        const threadTs = str("thread_ts");
+        const message: FakeSlackMessage = {
+          channel: channelId,
+          ts,
+          args,
+          ...(channelName !== undefined ? { channelName } : {}),
+          ...(threadTs !== undefined ? { threadTs } : {}),
+          ...(text !== undefined ? { text } : {}),
+          ...(args.blocks !== undefined ? { blocks: args.blocks } : {}),
+        };
+        messages.push(message);
+        options.onMessage?.(message);
+        return {
+          status: 200,
+          body: {
+            ok: true,
+            channel: channelId,
+            ts,
+            message: { type: "message", text: text ?? "", ts, bot_id: "BFAKE0001", thread_ts: threadTs },
+          },
+        };
+      }
+      case "conversations.info": {
+        const channel = resolve(str("channel") ?? "", false);
+        return channel ? { status: 200, body: { ok: true, channel: channelJson(channel) } } : fail("channel_not_found");
+      }
+      case "conversations.list": {
+        const limit = Math.min(Math.max(Number(args.limit ?? 100) || 100, 1), 1000);
+        const start = Number(str("cursor") ?? "0") || 0;
+        const all = [...channels.values()];
+        const page = all.slice(start, start + limit);
+        const next = start + limit < all.length ? String(start + limit) : "";
+        return {
+          status: 200,
+          body: { ok: true, channels: page.map(channelJson), response_metadata: { next_cursor: next } },
+        };
+      }
+      case "conversations.open": {
+        const ids = (str("users") ?? "").split(",").filter(Boolean);
+        if (ids.length === 0) return fail("users_list_not_supplied");
+        if (!ids.every((id) => [...users.values()].includes(id))) return fail("user_not_found");
+        return { status: 200, body: { ok: true, channel: { id: `D${ids.join("").replace(/^U/, "")}` } } };
+      }
+      case "users.lookupByEmail": {
+        const email = str("email")?.toLowerCase();
+        const id = email ? users.get(email) : undefined;
+        return id
+          ? { status: 200, body: { ok: true, user: { id, name: email?.split("@")[0], profile: { email } } } }
+          : fail("users_not_found");
+      }
+      default:
+        return { status: 404, body: { ok: false, error: "unknown_method" } };
+    }
+  }
+
+  function injected(method: string): Answer | undefined {
+    const index = failures.findIndex((f) => f.method === method || f.method === "*");
+    if (index < 0) return undefined;
+    const entry = failures[index];
+    if (!entry) return undefined;
+    entry.left -= 1;
+    if (entry.left <= 0) failures.splice(index, 1);
+    const { failure } = entry;
+    if (typeof failure === "string") return fail(failure);
+    const headers: Record<string, string> =
+      failure.retryAfter !== undefined ? { "retry-after": String(failure.retryAfter) } : {};
+    return { status: failure.status, headers, body: { ok: false, error: failure.error ?? `http_${failure.status}` } };
+  }
+
+  function limited(method: string): Answer | undefined {
+    if (!rateLimit || (rateLimit.method !== undefined && rateLimit.method !== method)) return undefined;
+    const now = Date.now();
+    rateWindow = rateWindow.filter((t) => now - t < (rateLimit?.windowMs ?? 60_000));
+    if (rateWindow.length < rateLimit.limit) {
+      rateWindow.push(now);
+      return undefined;
+    }
+    return {
+      status: 429,
+      headers: { "retry-after": String(rateLimit.retryAfter ?? 1) },
+      body: { ok: false, error: "ratelimited" },
+    };
+  }
+
+  /** The injected fault of this call, if the dice say so. */
+  function rolled(method: string): Answer | "reset" | undefined {
+    if (!faults || (faults.settings.method !== undefined && faults.settings.method !== method)) return undefined;
+    const { errorRate = 0, rateLimitRate = 0, resetRate = 0, retryAfter = 1 } = faults.settings;
+    const roll = faults.rng.next();
+    if (roll < errorRate) {
+      const status = roll < errorRate / 2 ? 500 : 503;
+      return { status, body: { ok: false, error: `http_${status}` } };
+    }
+    if (roll < errorRate + rateLimitRate) {
+      return { status: 429, headers: { "retry-after": String(retryAfter) }, body: { ok: false, error: "ratelimited" } };
+    }
+    if (roll < errorRate + rateLimitRate + resetRate) return "reset";
+    return undefined;
+  }
+
+  async function onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const url = new URL(req.url ?? "/", "http://127.0.0.1");
+    const method = url.pathname.replace(/^\/api\//, "");
+    const fault = rolled(method);
+    if (outage === "reset" || fault === "reset") {
+      calls.push({ method, args: {}, at: Date.now(), status: 0, error: "connection_reset" });
+      req.socket.destroy();
+      return;
+    }
+    let args: Record<string, unknown>;
+    try {
+      args = decodeArgs(Buffer.concat(chunks).toString("utf8"), String(req.headers["content-type"] ?? ""));
+    } catch {
+      args = {};
+    }
+    for (const [k, v] of url.searchParams) args[k] ??= v;
+    const bodyToken = typeof args.token === "string" ? args.token : undefined;
+    delete args.token;
+    const header = req.headers.authorization;
+    const presented = header?.startsWith("Bearer ") ? header.slice(7) : bodyToken;
+
+    let answer: Answer;
+    if (outage === "http") answer = { status: 503, body: { ok: false, error: "service_unavailable" } };
+    else if (!url.pathname.startsWith("/api/")) answer = { status: 404, body: { ok: false, error: "unknown_method" } };
+    else
+      answer =
+        injected(method) ??
+        fault ??
+        limited(method) ??
+        (presented === undefined
+          ? fail("not_authed")
+          : presented !== token
+            ? fail("invalid_auth")
+            : handle(method, args));
+    const error = answer.body.ok === false ? String(answer.body.error) : undefined;
+    calls.push({ method, args, at: Date.now(), status: answer.status, ...(error !== undefined ? { error } : {}) });
+    res.writeHead(answer.status, { "content-type": "application/json; charset=utf-8", ...answer.headers });
+    res.end(JSON.stringify(answer.body));
+  }
+
+  const server = createServer((req, res) => {
+    onRequest(req, res).catch((error: unknown) => {
+      res.writeHead(500, { "content-type": "application/json" });
+      res.end(JSON.stringify({ ok: false, error: "fake_slack_crashed", detail: String(error) }));
+    });
+  });
+  server.listen(options.port ?? 0, "127.0.0.1");
+  await once(server, "listening");
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    url: `http://127.0.0.1:${port}/api/`,
+    token,
+    calls,
+    channels,
+    users,
+    addChannel,
+    posted(channel) {
+      if (channel === undefined) return [...messages];
+      const target = resolve(channel, true)?.id ?? channel;
+      return messages.filter((m) => m.channel === target);
+    },
+    failNext(method, failure, times = 1) {
+      failures.push({ method, failure, left: times });
+    },
+    setOutage(on, kind = "http") {
+      outage = on ? kind : false;
+    },
+    setRateLimit(limit) {
+      rateLimit = limit;
+      rateWindow = [];
+    },
+    setFaults(settings) {
+      faults = settings ? { settings, rng: new Rng(settings.seed ?? 1) } : null;
+    },
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolveClose) => server.close(() => resolveClose()));
+    },
+  };
+}
