@@ -1,15 +1,15 @@
 #!/usr/bin/env node
-// Import circles in the daemon (src/) and the emulator package (packages/emulator/src), type-only
+// Import circles in the daemon (src/), the emulator package (packages/emulator/src) and bench/, type-only
 // imports included (`npm run check:cycles`, run by .ci/run). Exits 1 on any circle.
 //
 // madge can miss edges without a word: a TypeScript file imported with a `.js` specifier that it
 // fails to resolve is "skipped", and a graph without its edges has no circles. So this also fails
 // when a relative import was skipped or when the graph has suspiciously few edges.
 //
-// Usage: node .ci/check-cycles.mjs [folder...]   (default: src packages/emulator/src)
+// Usage: node .ci/check-cycles.mjs [folder...]   (default: src packages/emulator/src bench)
 import madge from "madge";
 
-const roots = process.argv.slice(2).length > 0 ? process.argv.slice(2) : ["src", "packages/emulator/src"];
+const roots = process.argv.slice(2).length > 0 ? process.argv.slice(2) : ["src", "packages/emulator/src", "bench"];
 const result = await madge(roots, {
   fileExtensions: ["ts"],
   tsConfig: "tsconfig.json",

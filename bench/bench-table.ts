@@ -1,4 +1,27 @@
-import type { BenchResults } from "./run-bench.js";
+import type { AlertsRun } from "./alerts-scenario.js";
+import type { PlanMeasurement } from "./measure-plan.js";
+import type { NaiveRun } from "./naive-baseline.js";
+import type { RosterShape } from "./roster-fixture.js";
+import type { ReconcileRun } from "./roster-scenario.js";
+import type { WebhookBurstRun } from "./webhook-burst.js";
+import type { WebhookLatencyRun } from "./webhook-latency.js";
+
+/** Everything one `npm run bench` measured: what the tables print and bench-results.json holds. */
+export interface BenchResults {
+  readonly startedAt: string;
+  readonly machine: { node: string; cpus: number; cpuModel: string; platform: string };
+  readonly options: { sizes: number[]; pacedSizes: number[]; alerts: number; quick: boolean };
+  readonly readDiffPlan: Array<{ shape: RosterShape; pinnedToOneCore: boolean } & PlanMeasurement>;
+  readonly reconcile: ReconcileRun[];
+  /** At the real limit, one run per `--paced-size`; the naive baseline repeats the last (largest). */
+  readonly paced: ReconcileRun[];
+  readonly naive?: NaiveRun;
+  readonly naiveRatio?: { requests: number; time: number };
+  readonly alerts?: AlertsRun;
+  readonly webhook?: WebhookLatencyRun;
+  readonly webhookBurst?: WebhookBurstRun;
+  readonly totalMs: number;
+}
 
 const fmt = (n: number, digits = 0): string =>
   n.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });

@@ -7,7 +7,7 @@ import { parseArgs, promisify } from "node:util";
 import { startEmulator } from "@retention-sync/emulator";
 import { RetentionClient } from "../src/api/client.js";
 import { type AlertsRun, runAlerts } from "./alerts-scenario.js";
-import { printReport } from "./bench-table.js";
+import { type BenchResults, printReport } from "./bench-table.js";
 import type { PlanMeasurement } from "./measure-plan.js";
 import { type NaiveRun, runNaive } from "./naive-baseline.js";
 import { type RosterShape, standardShape, writeHrisCsv } from "./roster-fixture.js";
@@ -20,22 +20,6 @@ const here = dirname(fileURLToPath(import.meta.url));
 /** The raised limit for the scale runs: high enough that pacing never is the bottleneck. */
 const RAISED_LIMIT = 1_000_000;
 const REAL_LIMIT = 120;
-
-export interface BenchResults {
-  readonly startedAt: string;
-  readonly machine: { node: string; cpus: number; cpuModel: string; platform: string };
-  readonly options: { sizes: number[]; pacedSizes: number[]; alerts: number; quick: boolean };
-  readonly readDiffPlan: Array<{ shape: RosterShape; pinnedToOneCore: boolean } & PlanMeasurement>;
-  readonly reconcile: ReconcileRun[];
-  /** At the real limit, one run per `--paced-size`; the naive baseline repeats the last (largest). */
-  readonly paced: ReconcileRun[];
-  readonly naive?: NaiveRun;
-  readonly naiveRatio?: { requests: number; time: number };
-  readonly alerts?: AlertsRun;
-  readonly webhook?: WebhookLatencyRun;
-  readonly webhookBurst?: WebhookBurstRun;
-  readonly totalMs: number;
-}
 
 function positiveInts(text: string, flag: string): number[] {
   const values = text.split(",").map((s) => Number(s.trim()));
