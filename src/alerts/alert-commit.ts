@@ -1,54 +1,66 @@
 import type { Outbox } from "../delivery/outbox.js";
 import type { Logger } from "../logger.js";
-import type { KeyValueNamespace } from "../store/state-store.js";
+import type { StateStore, StoreScope } from "../store/state-store.js";
 import type { Alert } from "./alert.js";
 import type { DeliveryLedger } from "./delivery-ledger.js";
 import type { AlertDraft } from "./plan-deliveries.js";
 
+/** Where releases before the transactional store journaled a hand-over in flight (read to finish it). */
 export const COMMIT_NAMESPACE = "alerts.commit";
 const PENDING_KEY = "pending";
 
-/** What one poll pass or webhook event hands over: messages to post, changes handled, cursors reached. */
+/** What one poll pass or webhook batch hands over: messages to post, changes handled, cursors reached. */
 export interface AlertBatch {
   readonly drafts: readonly AlertDraft[];
   readonly keys: readonly string[];
   /** Lens key -> cursor to store (poll passes only). */
   readonly cursors: Readonly<Record<string, string>>;
   readonly nowMs: number;
+  /** Items of a durable queue this batch consumes (webhook events taken from the inbox). */
+  readonly consumed?: { readonly queue: string; readonly ids: readonly string[] } | undefined;
 }
 
 export interface AlertCommitDeps {
-  readonly journal: KeyValueNamespace;
+  readonly store: StateStore;
   readonly outbox: Outbox<Alert>;
   readonly ledger: DeliveryLedger;
-  readonly cursors: KeyValueNamespace;
+  /** The namespace of the lenses' cursors. */
+  readonly cursorNamespace: string;
   readonly logger: Logger;
 }
 
 /**
- * Makes the hand-over of a batch all-or-nothing across a crash. The store has no transactions, and
- * the outbox, the dedupe ledger and the cursors are many writes: a crash between them used to let
- * the next pass plan the same changes again, and a digest of a different composition (new
- * changes arrived meanwhile) then posted them twice with no warning. So the whole batch is first
- * written as one record (one atomic row); the writes follow; the record is deleted last. A batch
- * whose record survives a crash is finished by `recover()` before anything reads the ledger.
- * Callers hold `ledger.exclusive`, so one record key is enough.
+ * Makes the hand-over of a batch all-or-nothing: its messages, handled keys, cursors and consumed
+ * inbox items are written in one transaction, so a crash can never leave the next pass to plan the
+ * same changes again (a digest of a different composition would post them twice, unannounced).
  */
 export class AlertCommitLog {
   constructor(private readonly deps: AlertCommitDeps) {}
 
   /** Commits a batch; returns how many drafts were new to the outbox. */
-  async commit(batch: AlertBatch): Promise<number> {
-    if (batch.drafts.length === 0 && batch.keys.length === 0 && Object.keys(batch.cursors).length === 0) return 0;
-    await this.deps.journal.set<AlertBatch>(PENDING_KEY, batch);
-    return this.apply(batch);
+  commit(batch: AlertBatch): Promise<number> {
+    const empty =
+      batch.drafts.length === 0 &&
+      batch.keys.length === 0 &&
+      Object.keys(batch.cursors).length === 0 &&
+      (batch.consumed?.ids.length ?? 0) === 0;
+    if (empty) return Promise.resolve(0);
+    return this.deps.store.transaction((scope) => this.apply(batch, scope));
   }
 
-  /** Finishes the batch a crash interrupted, if any; returns how many of its drafts were still missing. */
+  /**
+   * Finishes a hand-over that a release before the transactional store journaled and did not
+   * complete before it stopped; returns how many of its drafts were still missing.
+   */
   async recover(): Promise<{ recovered: boolean; enqueued: number }> {
-    const pending = await this.deps.journal.get<AlertBatch>(PENDING_KEY);
+    const journal = this.deps.store.namespace(COMMIT_NAMESPACE);
+    const pending = await journal.get<AlertBatch>(PENDING_KEY);
     if (!pending) return { recovered: false, enqueued: 0 };
-    const enqueued = await this.apply(pending);
+    const enqueued = await this.deps.store.transaction(async (scope) => {
+      const added = await this.apply(pending, scope);
+      await scope.namespace(COMMIT_NAMESPACE).delete(PENDING_KEY);
+      return added;
+    });
     this.deps.logger.warn(
       { enqueued, changes: pending.keys.length },
       "the previous run stopped while handing alerts over to the outbox; finished that hand-over first",
@@ -57,11 +69,12 @@ export class AlertCommitLog {
   }
 
   /** Every step is idempotent: drafts have deterministic ids, keys and cursors are plain sets. */
-  private async apply(batch: AlertBatch): Promise<number> {
-    const enqueued = await this.deps.outbox.enqueue(batch.drafts, batch.nowMs);
-    await this.deps.ledger.record(batch.keys, batch.nowMs);
-    for (const [lens, cursor] of Object.entries(batch.cursors)) await this.deps.cursors.set(lens, cursor);
-    await this.deps.journal.delete(PENDING_KEY);
+  private async apply(batch: AlertBatch, scope: StoreScope): Promise<number> {
+    const enqueued = await this.deps.outbox.enqueue(batch.drafts, batch.nowMs, scope);
+    await this.deps.ledger.record(batch.keys, batch.nowMs, scope);
+    const cursors = scope.namespace(this.deps.cursorNamespace);
+    for (const [lens, cursor] of Object.entries(batch.cursors)) await cursors.set(lens, cursor);
+    if (batch.consumed) await scope.queue(batch.consumed.queue).ack(batch.consumed.ids, batch.nowMs);
     return enqueued;
   }
 }

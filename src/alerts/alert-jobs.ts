@@ -7,7 +7,7 @@ import type { Alert } from "./alert.js";
 import { type AlertPipeline, createAlertPipeline } from "./alert-pipeline.js";
 import type { AlertSettings } from "./alert-settings.js";
 import type { HrisLookup } from "./enrich.js";
-import { loadHrisLookup } from "./hris-lookup.js";
+import { cachedHrisLookup } from "./hris-lookup.js";
 import type { PollReport } from "./poll-changes.js";
 import { startWebhookReceiver, type WebhookReceiver } from "./receive-webhook.js";
 
@@ -21,7 +21,7 @@ export interface AlertJobs {
 
 /**
  * The alerts part of `retention-sync run`, ready for the daemon: a poll job (the HRIS roster is
- * re-read each pass so department and manager stay current) and the optional webhook receiver,
+ * read again whenever the export changed, so department and manager stay current) and the optional webhook receiver,
  * sharing one dedupe ledger and the one delivery service.
  */
 export function createAlertJobs(input: {
@@ -31,11 +31,14 @@ export function createAlertJobs(input: {
   readonly client: RetentionClient;
   readonly delivery: DeliveryService<Alert>;
   readonly logger: Logger;
+  /** Shutdown: the webhook inbox stops between batches. */
+  readonly signal?: AbortSignal | undefined;
   /** Called after each pass (metrics). */
   readonly onPass?: (report: PollReport) => void;
 }): AlertJobs {
   const { config, logger } = input;
   let hris: HrisLookup | undefined;
+  const currentHris = cachedHrisLookup(config.roster);
   const pipeline = createAlertPipeline({
     settings: input.settings,
     store: input.store,
@@ -43,6 +46,7 @@ export function createAlertJobs(input: {
     delivery: input.delivery,
     logger,
     hris: (url) => hris?.(url),
+    signal: input.signal,
   });
   const webhookOn = config.alerts.webhook.enabled;
   return {
@@ -51,7 +55,7 @@ export function createAlertJobs(input: {
       intervalSeconds: webhookOn ? config.alerts.backstopPollInterval : config.alerts.pollInterval,
       async run(signal) {
         try {
-          hris = await loadHrisLookup(config.roster, new Date());
+          hris = await currentHris(new Date());
         } catch (error) {
           logger.warn({ err: error }, "HRIS roster unreadable: alerts go out without HRIS department and manager");
         }
@@ -60,6 +64,13 @@ export function createAlertJobs(input: {
         if (report.error !== undefined) throw new Error(`poll pass failed: ${report.error}`);
       },
     },
-    webhookReceiver: webhookOn ? () => startWebhookReceiver(config.alerts.webhook, pipeline.webhookDeps()) : undefined,
+    webhookReceiver: webhookOn
+      ? async () => {
+          const receiver = await startWebhookReceiver(config.alerts.webhook, pipeline.webhookDeps());
+          // Events accepted before a stop or crash and not yet handed over go first.
+          void pipeline.inbox.drain();
+          return receiver;
+        }
+      : undefined,
   };
 }

@@ -2,12 +2,13 @@ import type { DeliveryService } from "../delivery/delivery-service.js";
 import type { Logger } from "../logger.js";
 import type { StateStore } from "../store/state-store.js";
 import type { Alert } from "./alert.js";
-import { AlertCommitLog, COMMIT_NAMESPACE } from "./alert-commit.js";
+import { AlertCommitLog } from "./alert-commit.js";
 import type { AlertSettings } from "./alert-settings.js";
-import { DELIVERED_NAMESPACE, DeliveryLedger } from "./delivery-ledger.js";
+import { DeliveryLedger } from "./delivery-ledger.js";
 import type { HrisLookup } from "./enrich.js";
 import { CURSOR_NAMESPACE, type PollClient, type PollReport, pollOnce } from "./poll-changes.js";
 import type { WebhookDeps } from "./receive-webhook.js";
+import { WebhookInbox } from "./webhook-inbox.js";
 
 export interface AlertPipelineOptions {
   readonly settings: AlertSettings;
@@ -17,12 +18,16 @@ export interface AlertPipelineOptions {
   readonly delivery: DeliveryService<Alert>;
   readonly logger: Logger;
   readonly hris?: HrisLookup | undefined;
+  /** Shutdown: the webhook inbox stops handing over between batches. */
+  readonly signal?: AbortSignal | undefined;
 }
 
 /** The alert path wired once: what `poll`, the daemon and the webhook receiver share. */
 export interface AlertPipeline {
   readonly ledger: DeliveryLedger;
   readonly delivery: DeliveryService<Alert>;
+  /** Accepted webhook events waiting for their hand-over (drained at start and after each event). */
+  readonly inbox: WebhookInbox;
   poll(options: { now: Date; dryRun: boolean; signal?: AbortSignal | undefined }): Promise<PollReport>;
   /** Dependencies for createWebhookHandler/startWebhookReceiver. */
   webhookDeps(): WebhookDeps;
@@ -30,18 +35,30 @@ export interface AlertPipeline {
 
 export function createAlertPipeline(options: AlertPipelineOptions): AlertPipeline {
   const { settings, store, logger, delivery } = options;
-  const ledger = new DeliveryLedger(store.namespace(DELIVERED_NAMESPACE), settings.retentionMs);
+  const ledger = new DeliveryLedger(store, settings.retentionMs);
   const cursors = store.namespace(CURSOR_NAMESPACE);
   const commits = new AlertCommitLog({
-    journal: store.namespace(COMMIT_NAMESPACE),
+    store,
     outbox: delivery.outbox,
     ledger,
-    cursors,
+    cursorNamespace: CURSOR_NAMESPACE,
     logger: logger.child({ component: "alerts-commit" }),
+  });
+  const inbox = new WebhookInbox({
+    settings,
+    ledger,
+    commits,
+    store,
+    delivery,
+    getEmployee: (id) => options.client.getEmployee(id),
+    hris: options.hris,
+    logger: logger.child({ component: "webhook" }),
+    signal: options.signal,
   });
   return {
     ledger,
     delivery,
+    inbox,
     poll: (pass) =>
       pollOnce(
         {
@@ -56,14 +73,6 @@ export function createAlertPipeline(options: AlertPipelineOptions): AlertPipelin
         },
         pass,
       ),
-    webhookDeps: () => ({
-      settings,
-      ledger,
-      commits,
-      delivery,
-      getEmployee: (id) => options.client.getEmployee(id),
-      hris: options.hris,
-      logger,
-    }),
+    webhookDeps: () => ({ settings, ledger, inbox, logger }),
   };
 }

@@ -1,34 +1,35 @@
-import type { KeyValueNamespace } from "../store/state-store.js";
+import type { StateStore, StoreScope } from "../store/state-store.js";
 
-export const DELIVERED_NAMESPACE = "alerts.delivered";
+/** The key set of handled changes and webhook events (the namespace's name before it was a key set). */
+export const DELIVERED_KEYS = "alerts.delivered";
 
 /**
- * The store's memory of handled changes and webhook events (namespace `alerts.delivered`, kept
- * for `alerts.dedupeRetention`). A key is recorded once its alert is safely in the outbox.
- * `exclusive` serialises check-then-record sections, so the poller and the webhook receiver of
- * one process never both enqueue the same change.
+ * The store's memory of handled changes and webhook events (key set `alerts.delivered`, kept for
+ * `alerts.dedupeRetention`, then swept). A key is recorded in the same transaction that puts its
+ * alert in the outbox. `exclusive` serialises check-then-record sections, so the poller and the
+ * webhook receiver of one process never both enqueue the same change.
  */
 export class DeliveryLedger {
   private tail: Promise<unknown> = Promise.resolve();
 
   constructor(
-    private readonly namespace: KeyValueNamespace,
+    private readonly store: StateStore,
     private readonly retentionMs: number,
+    private readonly now: () => number = Date.now,
   ) {}
 
   async has(key: string): Promise<boolean> {
-    return (await this.namespace.get<number>(key)) !== undefined;
+    return (await this.handled([key])).has(key);
   }
 
-  /** The subset of `keys` already recorded. */
-  async handled(keys: readonly string[]): Promise<Set<string>> {
-    const out = new Set<string>();
-    for (const key of new Set(keys)) if (await this.has(key)) out.add(key);
-    return out;
+  /** The subset of `keys` already recorded (one indexed read). */
+  handled(keys: readonly string[]): Promise<Set<string>> {
+    return this.store.keySet(DELIVERED_KEYS).has(keys, this.now());
   }
 
-  async record(keys: readonly string[], nowMs: number): Promise<void> {
-    for (const key of new Set(keys)) await this.namespace.set(key, nowMs, this.retentionMs);
+  /** Records keys as handled at `nowMs`; with `scope`, inside the caller's transaction. */
+  record(keys: readonly string[], nowMs: number, scope: StoreScope = this.store): Promise<void> {
+    return scope.keySet(DELIVERED_KEYS).add(keys, nowMs + this.retentionMs);
   }
 
   /** Runs `work` after every earlier exclusive section of this ledger has finished. */

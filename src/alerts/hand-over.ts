@@ -25,6 +25,8 @@ export interface HandOverInput {
   readonly nowMs: number;
   /** Plans and returns the messages; records nothing. */
   readonly dryRun: boolean;
+  /** Queue items this hand-over consumes, acked in its transaction (webhook events from the inbox). */
+  readonly consumed?: { readonly queue: string; readonly ids: readonly string[] } | undefined;
 }
 
 export interface HandOverResult {
@@ -68,6 +70,7 @@ export function handOver(deps: HandOverDeps, input: HandOverInput): Promise<Hand
       keys: fresh.flatMap((a) => a.keys),
       cursors: input.cursors,
       nowMs: input.nowMs,
+      consumed: input.consumed,
     });
     return { fresh, alerts, plan, enqueued };
   });

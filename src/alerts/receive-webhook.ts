@@ -1,25 +1,22 @@
 import { once } from "node:events";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { Employee } from "../api/spec-records.js";
-import type { DeliveryService } from "../delivery/delivery-service.js";
 import { WebhookSignatureError } from "../errors.js";
 import type { Logger } from "../logger.js";
-import type { Alert } from "./alert.js";
+import type { AlertSettings } from "./alert-settings.js";
 import { eventKeyOf } from "./dedupe.js";
-import { ChangeEnricher, type HrisLookup } from "./enrich.js";
-import { type HandOverDeps, handOver } from "./hand-over.js";
+import type { DeliveryLedger } from "./delivery-ledger.js";
 import { verifySignature } from "./verify-signature.js";
 import { anyEventSchema, eventAsChangeItem, eventChangeKey, eventLens, riskEventSchema } from "./webhook-event.js";
+import type { WebhookInbox } from "./webhook-inbox.js";
 
 export const MAX_WEBHOOK_BODY_BYTES = 256 * 1024;
-/** Employee details for a reduced payload are fetched only if they come this fast: the service waits 10 s at most. */
-const ENRICH_BUDGET_MS = 2000;
 
-export interface WebhookDeps extends HandOverDeps {
-  readonly delivery: DeliveryService<Alert>;
-  readonly getEmployee?: ((id: number) => Promise<Employee>) | undefined;
-  readonly hris?: HrisLookup | undefined;
+export interface WebhookDeps {
+  readonly settings: AlertSettings;
+  readonly ledger: DeliveryLedger;
+  /** Where an accepted event is stored before the answer, and handed over behind it. */
+  readonly inbox: WebhookInbox;
   readonly logger: Logger;
   readonly now?: () => Date;
 }
@@ -41,18 +38,11 @@ async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-function withBudget<T>(work: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<T>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
-  });
-  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
-}
-
 /**
  * The webhook request handler (spec 6): verifies the signature over the raw body, validates the
  * event, drops events already handled (by event id, and by change identity shared with the poller),
- * puts the alert in the outbox and answers 2xx at once; Slack delivery follows in the background.
+ * stores the event in the inbox (one durable write) and answers 2xx; the hand-over and Slack
+ * delivery follow in the background (WebhookInbox).
  * A bad or stale signature gets 401 (a malformed header 400) and nothing is processed.
  */
 export function createWebhookHandler(deps: WebhookDeps): (req: IncomingMessage, res: ServerResponse) => void {
@@ -105,32 +95,19 @@ export function createWebhookHandler(deps: WebhookDeps): (req: IncomingMessage, 
     const changeKey = eventChangeKey(event) ?? eventKeyOf(event.id);
     if (!lens) return { status: 400, body: { error: "poaching.opportunity without data.competitor" } };
     const eventKey = eventKeyOf(event.id);
-
-    const getEmployee = deps.getEmployee;
-    const enricher = new ChangeEnricher({
-      getEmployee: (id) =>
-        getEmployee ? withBudget(getEmployee(id), ENRICH_BUDGET_MS) : Promise.reject(new Error("no API client")),
-      hris: deps.hris,
-      dashboardUrl: deps.settings.dashboardUrl,
-      logger,
-    });
-    const received = now();
-    const handed = await handOver(deps, {
-      arrivals: [{ item: eventAsChangeItem(event, changeKey, received), lens, keys: [eventKey, changeKey] }],
-      enricher,
-      cursors: {},
-      nowMs: received.getTime(),
-      dryRun: false,
-    });
-    if (handed.fresh.length === 0) {
+    const handled = await deps.ledger.handled([eventKey, changeKey]);
+    if (handled.size > 0) {
       logger.info({ eventId: event.id, changeKey }, "webhook event already handled; not posting again");
       return { status: 200, body: { ok: true, duplicate: true } };
     }
-    logger.info(
-      { eventId: event.id, changeKey, channels: Object.keys(handed.plan.perChannel) },
-      "webhook event queued",
-    );
-    return { status: 202, body: { ok: true, queued: handed.plan.drafts.length } };
+    const arrival = { item: eventAsChangeItem(event, changeKey, now()), lens, keys: [eventKey, changeKey] };
+    // The one durable write before the answer: the hand-over (enrichment, routing, Slack) follows it.
+    if (!(await deps.inbox.accept(eventKey, arrival))) {
+      logger.info({ eventId: event.id, changeKey }, "webhook event already waiting; not queued again");
+      return { status: 200, body: { ok: true, duplicate: true } };
+    }
+    logger.info({ eventId: event.id, changeKey }, "webhook event queued");
+    return { status: 202, body: { ok: true, queued: true } };
   }
 
   return (req, res) => {
@@ -143,11 +120,7 @@ export function createWebhookHandler(deps: WebhookDeps): (req: IncomingMessage, 
       .then((answer) => {
         res.writeHead(answer.status, { "content-type": "application/json" });
         res.end(JSON.stringify(answer.body));
-        if (answer.status === 202) {
-          deps.delivery
-            .flush()
-            .catch((error: unknown) => logger.error({ err: error }, "outbox flush after webhook failed"));
-        }
+        if (answer.status === 202) void deps.inbox.drain();
       });
   };
 }

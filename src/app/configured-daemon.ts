@@ -52,6 +52,7 @@ export async function startConfiguredDaemon(config: Config, io: CommandIO): Prom
           store,
           client: runtime.client,
           delivery,
+          signal: shutdown.signal,
           logger: logger.child({ component: "alerts" }),
           onPass: (report) => observePollPass(metrics, report, new Date()),
         })

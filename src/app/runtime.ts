@@ -167,7 +167,7 @@ export async function openRuntime<const N extends RuntimeNeeds>(
   }
   if (needs.store || needs.delivery) {
     try {
-      const store = await openStateStore(config.state.path);
+      const store = await openStateStore(config.state.path, { logger });
       closers.push(() => store.close());
       parts.store = store;
       if (needs.delivery) {

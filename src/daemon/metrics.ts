@@ -28,6 +28,11 @@ export function createMetrics() {
       buckets: [0, 0.01, 0.1, 0.5, 1, 5, 15, 60],
       registers: [registry],
     }),
+    stateBytes: new Gauge({
+      name: "retention_sync_state_bytes",
+      help: "Size of the state database file after the last expiry sweep (0 in memory)",
+      registers: [registry],
+    }),
     polls: new Counter({
       name: "retention_sync_polls_total",
       help: "Polling passes, by outcome",

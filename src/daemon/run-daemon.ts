@@ -28,6 +28,8 @@ export interface DaemonDeps {
   readonly webhookReceiver?: (() => Promise<{ readonly url: string; close(): Promise<void> }>) | undefined;
   readonly lockLeaseMs?: number;
   readonly storeProbeIntervalMs?: number;
+  /** How often expired state is deleted (default 10 minutes; also once at start). */
+  readonly storeSweepIntervalMs?: number;
 }
 
 export interface RunningDaemon {
@@ -78,6 +80,20 @@ export async function startDaemon(deps: DaemonDeps): Promise<RunningDaemon> {
     }, deps.storeProbeIntervalMs ?? 15_000);
     probeTimer.unref();
     cleanups.unshift(async () => clearInterval(probeTimer));
+
+    // Expiry that happens: what outlived its retention is deleted, and the file shrinks with it.
+    const sweep = () =>
+      store
+        .sweep(Date.now())
+        .then((report) => {
+          metrics.stateBytes.set(report.fileBytes);
+          logger[report.expired > 0 ? "info" : "debug"](report, "state store swept");
+        })
+        .catch((error: unknown) => logger.warn({ err: error }, "state store sweep failed; it is tried again later"));
+    await sweep();
+    const sweepTimer = setInterval(() => void sweep(), deps.storeSweepIntervalMs ?? 10 * 60_000);
+    sweepTimer.unref();
+    cleanups.unshift(async () => clearInterval(sweepTimer));
 
     let webhookUrl: string | undefined;
     if (deps.webhookReceiver) {

@@ -2,14 +2,7 @@ import type { Logger } from "../logger.js";
 import type { SlackPoster } from "../slack/slack-poster.js";
 import type { StateStore } from "../store/state-store.js";
 import { ChannelPacer } from "./channel-pacer.js";
-import {
-  OUTBOX_INDEX_NAMESPACE,
-  OUTBOX_NAMESPACE,
-  Outbox,
-  type OutboxDraft,
-  THREADS_NAMESPACE,
-  ThreadIndex,
-} from "./outbox.js";
+import { Outbox, type OutboxDraft, THREADS_NAMESPACE, ThreadIndex } from "./outbox.js";
 import { type Coalesce, type FlushReport, OutboxSender, type OutboxSenderOptions } from "./outbox-sender.js";
 
 export interface DeliverySettings<P> {
@@ -44,11 +37,7 @@ export class DeliveryService<P = unknown> {
 
   constructor(options: DeliveryOptions<P>) {
     const { store, settings, logger } = options;
-    this.outbox = new Outbox<P>(
-      store.namespace(OUTBOX_NAMESPACE),
-      store.namespace(OUTBOX_INDEX_NAMESPACE),
-      settings.retentionMs,
-    );
+    this.outbox = new Outbox<P>(store, settings.retentionMs);
     this.sender = options.poster
       ? new OutboxSender<P>({
           outbox: this.outbox,

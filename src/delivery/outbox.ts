@@ -1,11 +1,9 @@
 import type { SlackMessage } from "../slack/slack-message.js";
-import type { KeyValueNamespace } from "../store/state-store.js";
+import type { DurableQueue, KeyValueNamespace, StateStore, StoreScope } from "../store/state-store.js";
 
-export const OUTBOX_NAMESPACE = "alerts.outbox";
+/** The outbox's queue (the name of the namespace it had before it was a queue). */
+export const OUTBOX_QUEUE = "alerts.outbox";
 export const THREADS_NAMESPACE = "alerts.threads";
-/** The ids waiting, in one key: listing a namespace scans the whole store (dedupe keys included). */
-export const OUTBOX_INDEX_NAMESPACE = "alerts.outbox-index";
-const INDEX_KEY = "pending";
 
 /**
  * A message to deliver. `id` is deterministic, so enqueueing twice is harmless. `P` is what a
@@ -32,6 +30,7 @@ export interface OutboxDraft<P = unknown> {
 /** A draft in the store, with its delivery bookkeeping. */
 export interface OutboxEntry<P = unknown> extends OutboxDraft<P> {
   readonly enqueuedAt: number;
+  /** Place in the queue (enqueue order). */
   readonly seq: number;
   readonly attempts: number;
   /** Set just before the post: an entry still carrying it after a restart may already be in Slack. */
@@ -39,136 +38,98 @@ export interface OutboxEntry<P = unknown> extends OutboxDraft<P> {
   readonly lastError?: string | undefined;
 }
 
-/** What stays of a delivered entry: enough to refuse the same draft id again for a while. */
-interface SentMark {
-  readonly sentAt: number;
-}
-type Stored<P> = OutboxEntry<P> | SentMark;
-
-function isSent<P>(value: Stored<P>): value is SentMark {
-  return "sentAt" in value;
-}
+/** What the queue stores: the entry without its place in the queue (the queue's own `seq`). */
+type StoredEntry<P> = Omit<OutboxEntry<P>, "seq">;
 
 /** How long a delivered draft id is remembered by default: longer than any replay of a pass or event. */
 export const DEFAULT_SENT_RETENTION_MS = 7 * 86_400_000;
 
 /**
- * The outbox (namespace `alerts.outbox`): an alert is written here before it is posted and
- * replaced by a small sent mark right after Slack confirms it, so a crash or a Slack outage loses
- * nothing, and a replayed batch cannot queue a delivered message again.
+ * The outbox (queue `alerts.outbox`): a message is written here before it is posted and acked
+ * right after Slack confirms it, so a crash or a Slack outage loses nothing, and a replayed batch
+ * cannot queue a delivered message again (an acked id is remembered for `sentRetentionMs`).
+ * Enqueue and ack are one write each; the waiting messages are one ordered scan.
  */
 export class Outbox<P = unknown> {
-  private seq = 0;
-  private tail: Promise<unknown> = Promise.resolve();
-
   constructor(
-    private readonly namespace: KeyValueNamespace,
-    private readonly index: KeyValueNamespace,
+    private readonly store: StateStore,
     private readonly sentRetentionMs = DEFAULT_SENT_RETENTION_MS,
+    private readonly now: () => number = Date.now,
   ) {}
 
-  /** Serialises read-modify-writes of the index within this process. */
-  private locked<T>(work: () => Promise<T>): Promise<T> {
-    const run = this.tail.then(work, work);
-    this.tail = run.catch(() => undefined);
-    return run;
+  private queue(scope: StoreScope = this.store): DurableQueue<StoredEntry<P>> {
+    return scope.queue<StoredEntry<P>>(OUTBOX_QUEUE);
   }
 
-  private async ids(): Promise<string[]> {
-    return (await this.index.get<string[]>(INDEX_KEY)) ?? [];
+  /**
+   * Stores drafts neither waiting nor delivered already; returns how many were new. With `scope`,
+   * inside the caller's transaction (a hand-over commits its messages with its handled changes).
+   */
+  enqueue(drafts: readonly OutboxDraft<P>[], nowMs: number, scope?: StoreScope): Promise<number> {
+    return this.queue(scope).enqueue(
+      drafts.map((draft) => ({ id: draft.id, value: { ...draft, enqueuedAt: nowMs, attempts: 0 } })),
+    );
   }
 
-  /** Stores drafts neither waiting nor delivered already. Returns how many were new. */
-  enqueue(drafts: readonly OutboxDraft<P>[], nowMs: number): Promise<number> {
-    return this.locked(async () => {
-      const fresh: OutboxEntry<P>[] = [];
-      for (const draft of drafts) {
-        if ((await this.namespace.get<Stored<P>>(draft.id)) !== undefined) continue;
-        this.seq += 1;
-        fresh.push({ ...draft, enqueuedAt: nowMs, seq: this.seq, attempts: 0 });
-      }
-      if (fresh.length === 0) return 0;
-      // Index first: an id without an entry is pruned later; an entry missing from the index would be lost.
-      const ids = await this.ids();
-      const known = new Set(ids);
-      await this.index.set(INDEX_KEY, [...ids, ...fresh.map((e) => e.id).filter((id) => !known.has(id))]);
-      for (const entry of fresh) await this.namespace.set(entry.id, entry);
-      return fresh.length;
-    });
-  }
-
-  /** Every waiting entry, in enqueue order; ids of sent entries are pruned from the index. */
-  pending(): Promise<OutboxEntry<P>[]> {
-    return this.locked(async () => {
-      const ids = await this.ids();
-      const entries: OutboxEntry<P>[] = [];
-      for (const id of ids) {
-        const entry = await this.namespace.get<Stored<P>>(id);
-        if (entry && !isSent(entry)) entries.push(entry);
-      }
-      if (entries.length !== ids.length)
-        await this.index.set(
-          INDEX_KEY,
-          entries.map((e) => e.id),
-        );
-      return entries.sort((a, b) => a.enqueuedAt - b.enqueuedAt || a.seq - b.seq);
-    });
+  /** Every waiting entry, in enqueue order. */
+  async pending(): Promise<OutboxEntry<P>[]> {
+    return (await this.queue().pending()).map((item) => ({ ...item.value, seq: item.seq }));
   }
 
   /**
    * Replaces waiting entries by drafts that say so in `replaces` (a backlog of single alerts by its
-   * digest). The drafts are stored first; a crash before the entries are marked leaves both, and
-   * `finishReplacements` completes it on the next flush, so neither is lost nor posted twice.
+   * digest), in one transaction: neither is lost nor posted twice.
    */
-  async replace(entries: readonly OutboxEntry<P>[], drafts: readonly OutboxDraft<P>[], nowMs: number): Promise<void> {
-    await this.enqueue(drafts, nowMs);
-    await this.markReplaced(entries, nowMs);
+  replace(entries: readonly OutboxEntry<P>[], drafts: readonly OutboxDraft<P>[], nowMs: number): Promise<void> {
+    return this.store.transaction(async (scope) => {
+      await this.enqueue(drafts, nowMs, scope);
+      await this.queue(scope).ack(
+        entries.map((e) => e.id),
+        nowMs + this.sentRetentionMs,
+      );
+    });
   }
 
-  /** Marks the waiting entries that a waiting replacement stands for; returns the others. */
+  /**
+   * Marks the waiting entries that a waiting replacement stands for; returns the others. (An outbox
+   * migrated from a release without transactions may hold both after a crash.)
+   */
   async finishReplacements(entries: readonly OutboxEntry<P>[], nowMs: number): Promise<OutboxEntry<P>[]> {
     const replaced = new Set(entries.flatMap((e) => e.replaces ?? []));
     if (replaced.size === 0) return [...entries];
-    await this.markReplaced(
-      entries.filter((e) => replaced.has(e.id)),
-      nowMs,
-    );
+    await this.queue().ack([...replaced], nowMs + this.sentRetentionMs);
     return entries.filter((e) => !replaced.has(e.id));
   }
 
-  private async markReplaced(entries: readonly OutboxEntry<P>[], nowMs: number): Promise<void> {
-    for (const entry of entries) await this.markDone(entry, nowMs);
-  }
-
-  async size(): Promise<number> {
-    return (await this.pending()).length;
+  size(): Promise<number> {
+    return this.queue().countPending();
   }
 
   async markPosting(entry: OutboxEntry<P>, nowMs: number): Promise<OutboxEntry<P>> {
     const next: OutboxEntry<P> = { ...entry, postingSince: nowMs, attempts: entry.attempts + 1 };
-    await this.namespace.set(entry.id, next);
+    await this.queue().update(entry.id, stored(next));
     return next;
   }
 
   /** The one write between Slack's answer and safety: it must stay a single small write. */
-  async markSent(entry: OutboxEntry<P>): Promise<void> {
-    await this.markDone(entry, Date.now());
-  }
-
-  /** Replaces an entry by its sent mark: done, and not to be queued again for a while. */
-  private async markDone(entry: OutboxEntry<P>, nowMs: number): Promise<void> {
-    await this.namespace.set<SentMark>(entry.id, { sentAt: nowMs }, this.sentRetentionMs);
+  markSent(entry: OutboxEntry<P>): Promise<void> {
+    return this.queue().ack([entry.id], this.now() + this.sentRetentionMs);
   }
 
   async markFailed(entry: OutboxEntry<P>, error: string): Promise<void> {
     const { postingSince: _dropped, ...rest } = entry;
-    await this.namespace.set(entry.id, { ...rest, lastError: error });
+    await this.queue().update(entry.id, stored({ ...rest, lastError: error }));
   }
 
   /** Drops an entry that can never be delivered (a manager without a Slack account); it is not queued again. */
-  async discard(entry: OutboxEntry<P>): Promise<void> {
-    await this.markDone(entry, Date.now());
+  discard(entry: OutboxEntry<P>): Promise<void> {
+    return this.markSent(entry);
   }
+}
+
+function stored<P>(entry: OutboxEntry<P>): StoredEntry<P> {
+  const { seq: _seq, ...rest } = entry;
+  return rest;
 }
 
 export interface ThreadRef {

@@ -64,13 +64,14 @@ describe("dedupe decisions", () => {
 describe("DeliveryLedger", () => {
   it("remembers keys and serialises exclusive sections", async () => {
     const store = await openStateStore(":memory:");
-    const ledger = new DeliveryLedger(store.namespace("alerts.delivered"), 60_000);
+    let now = 1_000_000;
+    const ledger = new DeliveryLedger(store, 60_000, () => now);
     const order: string[] = [];
     const claim = (who: string) =>
       ledger.exclusive(async () => {
         if (await ledger.has("chg:1")) return false;
         await new Promise((r) => setTimeout(r, 5));
-        await ledger.record(["chg:1"], 0);
+        await ledger.record(["chg:1"], now);
         order.push(who);
         return true;
       });
@@ -78,6 +79,10 @@ describe("DeliveryLedger", () => {
     expect(results).toEqual([true, false]);
     expect(order).toEqual(["poller"]);
     expect(await ledger.handled(["chg:1", "chg:2"])).toEqual(new Set(["chg:1"]));
+    // Kept for the retention, then forgotten (and swept).
+    now += 60_000;
+    expect(await ledger.has("chg:1")).toBe(false);
+    expect((await store.sweep(now)).expired).toBe(1);
     await store.close();
   });
 });

@@ -151,6 +151,94 @@ describe("webhook receiver with the emulator's signed deliveries", () => {
   });
 });
 
+describe("the webhook inbox: one durable write before the answer, the hand-over behind it", () => {
+  let slack: FakeSlack;
+  let harness: Harness;
+
+  beforeEach(async () => {
+    await emulator().control.reset();
+    slack = await startFakeSlack();
+    harness = await startHarness(emulator(), slack);
+  });
+  afterEach(async () => {
+    await harness.close();
+    await slack.close();
+  });
+
+  function signed(secret: string, id: string, name: string): { body: string; signature: string } {
+    const body = JSON.stringify({
+      id,
+      type: "employee.warning",
+      organization: { id: emulator().organizationId, name: "x" },
+      data: {
+        competitor: null,
+        employee: { id: 1, name },
+        change: { changeType: "open_to_work", riskScore: 0.9, riskLevel: "high" },
+      },
+    });
+    const t = Math.floor(Date.now() / 1000);
+    return { body, signature: `t=${t},v1=${computeSignature(secret, t, body)}` };
+  }
+
+  it("answers 202 while Slack is down, and posts once Slack is back", async () => {
+    const secret = "whsec_inbox_test";
+    const deps = harness.pipeline.webhookDeps();
+    const receiver = await startWebhookReceiver(
+      { host: "127.0.0.1", port: 0, path: "/hook" },
+      { ...deps, settings: { ...deps.settings, webhook: { ...deps.settings.webhook, secrets: [secret] } } },
+    );
+    try {
+      slack.setOutage(true);
+      const { body, signature } = signed(secret, "evt_777001_1", "Inbox Person");
+      const res = await fetch(receiver.url, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-service-signature": signature },
+        body,
+      });
+      expect(res.status).toBe(202);
+      await harness.pipeline.inbox.drain();
+      expect(slack.posted("hr-alerts")).toHaveLength(0);
+      expect(await harness.pipeline.delivery.outbox.size()).toBe(1);
+      slack.setOutage(false);
+      await harness.pipeline.delivery.flush();
+      expect(slack.posted("hr-alerts").map((m) => messageText(m))).toEqual([expect.stringContaining("Inbox Person")]);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it("hands over after a restart an event accepted just before the process stopped, once", async () => {
+    const { item, lens } = {
+      item: {
+        key: "chg:777002",
+        employeeId: 1,
+        changeType: "open_to_work",
+        riskScore: 0.9,
+        riskLevel: "high" as const,
+        detectedAt: new Date().toISOString(),
+        employee: { id: 1, name: "Accepted Then Killed" },
+      },
+      lens: { kind: "retention" as const, organizationId: emulator().organizationId },
+    };
+    expect(
+      await harness.pipeline.inbox.accept("evt:evt_777002_1", { item, lens, keys: ["evt:evt_777002_1", item.key] }),
+    ).toBe(true);
+    // The process stops before the hand-over; the next start drains what waits.
+    await harness.restart();
+    expect(
+      await harness.pipeline.inbox.accept("evt:evt_777002_1", { item, lens, keys: ["evt:evt_777002_1", item.key] }),
+    ).toBe(false);
+    await harness.pipeline.inbox.drain();
+    await harness.pipeline.inbox.drain();
+    expect(slack.posted("hr-alerts").map((m) => messageText(m))).toEqual([
+      expect.stringContaining("Accepted Then Killed"),
+    ]);
+    expect(await harness.pipeline.ledger.handled(["evt:evt_777002_1", "chg:777002"])).toEqual(
+      new Set(["evt:evt_777002_1", "chg:777002"]),
+    );
+  });
+});
+
 describe("poll --once --dry-run", () => {
   it("prints the messages it would post, posts nothing and commits no cursor", async () => {
     await emulator().control.reset();

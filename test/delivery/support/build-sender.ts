@@ -1,12 +1,6 @@
 import type { Alert } from "../../../src/alerts/alert.js";
 import { ChannelPacer } from "../../../src/delivery/channel-pacer.js";
-import {
-  OUTBOX_INDEX_NAMESPACE,
-  OUTBOX_NAMESPACE,
-  Outbox,
-  THREADS_NAMESPACE,
-  ThreadIndex,
-} from "../../../src/delivery/outbox.js";
+import { Outbox, THREADS_NAMESPACE, ThreadIndex } from "../../../src/delivery/outbox.js";
 import { OutboxSender, type OutboxSenderOptions } from "../../../src/delivery/outbox-sender.js";
 import type { Logger } from "../../../src/logger.js";
 import { silentLogger } from "../../../src/logger.js";
@@ -27,7 +21,7 @@ export function buildSender(
   overrides: Partial<OutboxSenderOptions<Alert>> & { logger?: Logger; messagesPerSecond?: number } = {},
 ): SenderParts {
   const logger = overrides.logger ?? silentLogger();
-  const outbox = new Outbox<Alert>(store.namespace(OUTBOX_NAMESPACE), store.namespace(OUTBOX_INDEX_NAMESPACE));
+  const outbox = new Outbox<Alert>(store);
   const threads = new ThreadIndex(store.namespace(THREADS_NAMESPACE), 86_400_000);
   const poster = webClientPoster(
     createSlackWebClient({ token: slack.token, apiUrl: slack.url, logger, timeoutMs: 2000 }),

@@ -5,13 +5,7 @@
  */
 
 import { ChannelPacer } from "../../../src/delivery/channel-pacer.js";
-import {
-  OUTBOX_INDEX_NAMESPACE,
-  OUTBOX_NAMESPACE,
-  Outbox,
-  THREADS_NAMESPACE,
-  ThreadIndex,
-} from "../../../src/delivery/outbox.js";
+import { Outbox, THREADS_NAMESPACE, ThreadIndex } from "../../../src/delivery/outbox.js";
 import { OutboxSender } from "../../../src/delivery/outbox-sender.js";
 import { silentLogger } from "../../../src/logger.js";
 import { createSlackWebClient, webClientPoster } from "../../../src/slack/slack-poster.js";
@@ -22,7 +16,7 @@ if (!file || !apiUrl || !token || !crashKey) throw new Error("usage: crash-child
 const store = await openStateStore(file);
 const logger = silentLogger();
 const sender = new OutboxSender({
-  outbox: new Outbox(store.namespace(OUTBOX_NAMESPACE), store.namespace(OUTBOX_INDEX_NAMESPACE)),
+  outbox: new Outbox(store),
   threads: new ThreadIndex(store.namespace(THREADS_NAMESPACE), 86_400_000),
   poster: webClientPoster(createSlackWebClient({ token, apiUrl, logger })),
   pacer: new ChannelPacer(10),

@@ -1,0 +1,172 @@
+import { StoreError } from "../errors.js";
+
+/** Runs one SQL statement on the store's connection and returns its rows. */
+export type Query = (sql: string, ...params: unknown[]) => Promise<unknown[]>;
+
+/** The table keyv (@keyv/sqlite) keeps its namespaces in, and keyv's own key prefix. */
+export const KV_TABLE = "state";
+export const KEYV_PREFIX = "rs:";
+const NS_SEPARATOR = "::";
+
+/**
+ * Schema versions, in `PRAGMA user_version`:
+ * 0: everything in the keyv table (releases up to the architecture step): the outbox as one entry
+ *    per message plus an index entry rewritten on every enqueue, handled changes as keyv entries
+ *    whose expiry nothing ever swept.
+ * 1: queues and key sets in tables of their own (`queue_items`, `key_sets`), swept by expiry.
+ */
+export const SCHEMA_VERSION = 1;
+
+const TABLES = [
+  `CREATE TABLE IF NOT EXISTS queue_items (
+     seq INTEGER PRIMARY KEY,
+     queue TEXT NOT NULL,
+     id TEXT NOT NULL,
+     value TEXT,
+     expires INTEGER,
+     UNIQUE (queue, id)
+   )`,
+  "CREATE INDEX IF NOT EXISTS queue_waiting ON queue_items(queue, seq) WHERE value IS NOT NULL",
+  "CREATE INDEX IF NOT EXISTS queue_expiry ON queue_items(expires) WHERE value IS NULL",
+  `CREATE TABLE IF NOT EXISTS key_sets (
+     name TEXT NOT NULL,
+     key TEXT NOT NULL,
+     expires INTEGER NOT NULL,
+     PRIMARY KEY (name, key)
+   ) WITHOUT ROWID`,
+  "CREATE INDEX IF NOT EXISTS key_sets_expiry ON key_sets(expires)",
+];
+
+/** Where version 0 kept what now has tables of its own (the names the releases used). */
+const LEGACY = {
+  outbox: "alerts.outbox",
+  outboxIndex: "alerts.outbox-index",
+  delivered: "alerts.delivered",
+} as const;
+
+/** Retention a version-0 entry gets when it carries no expiry of its own (matches the old defaults). */
+const LEGACY_DEFAULT_RETENTION_MS = 30 * 86_400_000;
+
+function legacyRange(namespace: string): [string, string] {
+  const low = `${KEYV_PREFIX}${namespace}${NS_SEPARATOR}`;
+  return [low, `${low}\uffff`];
+}
+
+interface KeyvRow {
+  readonly key: string;
+  readonly value: string;
+}
+
+function parseKeyvValue(row: KeyvRow): { value: unknown; expires?: number } | undefined {
+  try {
+    const parsed = JSON.parse(row.value) as { value?: unknown; expires?: unknown };
+    return {
+      value: parsed.value,
+      ...(typeof parsed.expires === "number" ? { expires: parsed.expires } : {}),
+    };
+  } catch {
+    return undefined;
+  }
+}
+
+async function rowsOf(query: Query, namespace: string): Promise<KeyvRow[]> {
+  const [low, high] = legacyRange(namespace);
+  return (await query(`SELECT key, value FROM ${KV_TABLE} WHERE key >= ? AND key < ?`, low, high)) as KeyvRow[];
+}
+
+async function deleteNamespace(query: Query, namespace: string): Promise<void> {
+  const [low, high] = legacyRange(namespace);
+  await query(`DELETE FROM ${KV_TABLE} WHERE key >= ? AND key < ?`, low, high);
+}
+
+/** Handled-change keys of version 0 become rows of the `alerts.delivered` key set. */
+async function migrateDelivered(query: Query, nowMs: number): Promise<number> {
+  const rows = await rowsOf(query, LEGACY.delivered);
+  const prefix = legacyRange(LEGACY.delivered)[0].length;
+  const keys = rows.flatMap((row) => {
+    const parsed = parseKeyvValue(row);
+    if (!parsed) return [];
+    return [{ key: row.key.slice(prefix), expires: parsed.expires ?? nowMs + LEGACY_DEFAULT_RETENTION_MS }];
+  });
+  for (let i = 0; i < keys.length; i += 500) {
+    await query(
+      `INSERT INTO key_sets(name, key, expires)
+       SELECT ?, json_extract(j.value, '$.key'), json_extract(j.value, '$.expires') FROM json_each(?) j WHERE true
+       ON CONFLICT(name, key) DO UPDATE SET expires = max(expires, excluded.expires)`,
+      LEGACY.delivered,
+      JSON.stringify(keys.slice(i, i + 500)),
+    );
+  }
+  await deleteNamespace(query, LEGACY.delivered);
+  return keys.length;
+}
+
+interface LegacyEntry {
+  readonly enqueuedAt?: number;
+  readonly seq?: number;
+  readonly sentAt?: number;
+}
+
+/** Outbox entries of version 0 keep their order; sent marks become acked ids. */
+async function migrateOutbox(query: Query, nowMs: number): Promise<number> {
+  const prefix = legacyRange(LEGACY.outbox)[0].length;
+  const items = (await rowsOf(query, LEGACY.outbox)).flatMap((row) => {
+    const parsed = parseKeyvValue(row);
+    if (!parsed || typeof parsed.value !== "object" || parsed.value === null) return [];
+    return [{ id: row.key.slice(prefix), entry: parsed.value as LegacyEntry, expires: parsed.expires }];
+  });
+  items.sort(
+    (a, b) =>
+      (a.entry.enqueuedAt ?? 0) - (b.entry.enqueuedAt ?? 0) ||
+      (a.entry.seq ?? 0) - (b.entry.seq ?? 0) ||
+      (a.id < b.id ? -1 : 1),
+  );
+  for (const item of items) {
+    const sent = typeof item.entry.sentAt === "number";
+    await query(
+      "INSERT OR IGNORE INTO queue_items(queue, id, value, expires) VALUES (?, ?, ?, ?)",
+      LEGACY.outbox,
+      item.id,
+      sent ? null : JSON.stringify(item.entry),
+      sent ? (item.expires ?? nowMs + LEGACY_DEFAULT_RETENTION_MS) : null,
+    );
+  }
+  await deleteNamespace(query, LEGACY.outbox);
+  await deleteNamespace(query, LEGACY.outboxIndex);
+  return items.length;
+}
+
+export interface SchemaReport {
+  /** The version found when the database was opened (0 for a new one too). */
+  readonly from: number;
+  /** Rows moved out of the keyv table by a migration. */
+  readonly migrated: { readonly outbox: number; readonly delivered: number } | undefined;
+}
+
+/**
+ * Brings the database to SCHEMA_VERSION in one transaction; a database from a newer release is
+ * refused, never misread. Runs before anything else touches the store.
+ */
+export async function ensureSchema(query: Query, location: string, nowMs: number): Promise<SchemaReport> {
+  const [{ user_version: found = 0 } = {}] = (await query("PRAGMA user_version")) as Array<{ user_version?: number }>;
+  if (found > SCHEMA_VERSION) {
+    throw new StoreError(
+      `State store ${location} was written by a newer release of retention-sync (schema ${found}; this release reads up to ${SCHEMA_VERSION}). Run the newer release, or restore the backup taken before the upgrade.`,
+    );
+  }
+  if (found === SCHEMA_VERSION) return { from: found, migrated: undefined };
+  await query("BEGIN IMMEDIATE");
+  try {
+    for (const statement of TABLES) await query(statement);
+    const migrated = {
+      outbox: await migrateOutbox(query, nowMs),
+      delivered: await migrateDelivered(query, nowMs),
+    };
+    await query(`PRAGMA user_version = ${SCHEMA_VERSION}`);
+    await query("COMMIT");
+    return { from: found, migrated: migrated.outbox + migrated.delivered > 0 ? migrated : undefined };
+  } catch (error) {
+    await query("ROLLBACK").catch(() => undefined);
+    throw error;
+  }
+}

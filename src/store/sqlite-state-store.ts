@@ -1,0 +1,363 @@
+import { mkdirSync, statSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import KeyvSqlite from "@keyv/sqlite";
+import Keyv from "keyv";
+import { StoreError } from "../errors.js";
+import { ensureSchema, KEYV_PREFIX, KV_TABLE, type Query, type SchemaReport } from "./sqlite-schema.js";
+import type {
+  DurableQueue,
+  KeySet,
+  KeyValueNamespace,
+  QueuedItem,
+  StateStore,
+  StoreScope,
+  SweepReport,
+} from "./store-types.js";
+
+const NS_SEPARATOR = "::";
+const KEYV_NAMESPACE = KEYV_PREFIX.slice(0, -1);
+
+function storeFailure(action: string, location: string, error: unknown): StoreError {
+  if (error instanceof StoreError) return error;
+  const detail = error instanceof Error ? error.message : String(error);
+  return new StoreError(
+    `State store ${location}: ${action} failed: ${detail}. Check that the volume is writable, not full, and not used by another process.`,
+    { cause: error },
+  );
+}
+
+/**
+ * Runs store operations one at a time on the one connection. A transaction holds it from BEGIN to
+ * COMMIT, so no other write can slip into it (and be rolled back with it) and no read sees it half
+ * done. Each operation is a few statements, so the wait is short.
+ */
+class Gate {
+  private tail: Promise<unknown> = Promise.resolve();
+
+  run<T>(work: () => Promise<T>): Promise<T> {
+    const next = this.tail.then(work, work);
+    this.tail = next.catch(() => undefined);
+    return next;
+  }
+}
+
+/** How a scope runs an operation: through the gate, or directly inside a transaction that holds it. */
+type Runner = <T>(action: string, work: () => Promise<T>) => Promise<T>;
+
+async function changes(query: Query): Promise<number> {
+  const [row] = (await query("SELECT changes() AS n")) as Array<{ n: number }>;
+  return row?.n ?? 0;
+}
+
+class SqliteNamespace implements KeyValueNamespace {
+  constructor(
+    private readonly keyv: Keyv,
+    private readonly query: Query,
+    private readonly prefix: string,
+    private readonly run: Runner,
+  ) {}
+
+  get<T>(key: string): Promise<T | undefined> {
+    return this.run(`read of ${this.prefix}`, async () => (await this.keyv.get<T>(this.prefix + key)) ?? undefined);
+  }
+
+  set<T>(key: string, value: T, ttlMs?: number): Promise<void> {
+    return this.run(`write of ${this.prefix}`, async () => {
+      const ok = await this.keyv.set(this.prefix + key, value, ttlMs);
+      if (ok === false) throw new Error("the store refused the write");
+    });
+  }
+
+  delete(key: string): Promise<boolean> {
+    return this.run(`delete in ${this.prefix}`, () => this.keyv.delete(this.prefix + key));
+  }
+
+  /** One range scan on the primary key; expired entries are skipped (the sweep deletes them). */
+  entries<T>(): Promise<Array<[string, T]>> {
+    return this.run(`listing of ${this.prefix}`, async () => {
+      const low = KEYV_PREFIX + this.prefix;
+      const rows = (await this.query(
+        `SELECT key, value FROM ${KV_TABLE} WHERE key >= ? AND key < ? ORDER BY key`,
+        low,
+        `${low}\uffff`,
+      )) as Array<{ key: string; value: string }>;
+      const now = Date.now();
+      const out: Array<[string, T]> = [];
+      for (const row of rows) {
+        const stored = JSON.parse(row.value) as { value?: T; expires?: number };
+        if (typeof stored.expires === "number" && stored.expires <= now) continue;
+        if (stored.value !== undefined && stored.value !== null) out.push([row.key.slice(low.length), stored.value]);
+      }
+      return out;
+    });
+  }
+
+  clear(): Promise<void> {
+    return this.run(`clear of ${this.prefix}`, async () => {
+      const low = KEYV_PREFIX + this.prefix;
+      await this.query(`DELETE FROM ${KV_TABLE} WHERE key >= ? AND key < ?`, low, `${low}\uffff`);
+    });
+  }
+}
+
+class SqliteQueue<T> implements DurableQueue<T> {
+  constructor(
+    private readonly query: Query,
+    private readonly name: string,
+    private readonly run: Runner,
+  ) {}
+
+  enqueue(items: ReadonlyArray<{ readonly id: string; readonly value: T }>): Promise<number> {
+    if (items.length === 0) return Promise.resolve(0);
+    return this.run(`enqueue in ${this.name}`, async () => {
+      // One statement for the batch; ids already waiting or acked are ignored, in order.
+      await this.query(
+        `INSERT OR IGNORE INTO queue_items(queue, id, value)
+         SELECT ?, json_extract(j.value, '$[0]'), json_extract(j.value, '$[1]') FROM json_each(?) j ORDER BY j.key`,
+        this.name,
+        JSON.stringify(items.map((item) => [item.id, JSON.stringify(item.value)])),
+      );
+      return changes(this.query);
+    });
+  }
+
+  pending(limit = -1): Promise<Array<QueuedItem<T>>> {
+    return this.run(`scan of ${this.name}`, async () => {
+      const rows = (await this.query(
+        "SELECT id, seq, value FROM queue_items WHERE queue = ? AND value IS NOT NULL ORDER BY seq LIMIT ?",
+        this.name,
+        limit,
+      )) as Array<{ id: string; seq: number; value: string }>;
+      return rows.map((row) => ({ id: row.id, seq: row.seq, value: JSON.parse(row.value) as T }));
+    });
+  }
+
+  countPending(): Promise<number> {
+    return this.run(`count of ${this.name}`, async () => {
+      const [row] = (await this.query(
+        "SELECT count(*) AS n FROM queue_items WHERE queue = ? AND value IS NOT NULL",
+        this.name,
+      )) as Array<{ n: number }>;
+      return row?.n ?? 0;
+    });
+  }
+
+  update(id: string, value: T): Promise<boolean> {
+    return this.run(`update in ${this.name}`, async () => {
+      await this.query(
+        "UPDATE queue_items SET value = ? WHERE queue = ? AND id = ? AND value IS NOT NULL",
+        JSON.stringify(value),
+        this.name,
+        id,
+      );
+      return (await changes(this.query)) > 0;
+    });
+  }
+
+  ack(ids: readonly string[], expiresAtMs: number): Promise<void> {
+    if (ids.length === 0) return Promise.resolve();
+    return this.run(`ack in ${this.name}`, async () => {
+      await this.query(
+        "UPDATE queue_items SET value = NULL, expires = ? WHERE queue = ? AND id IN (SELECT value FROM json_each(?))",
+        Math.round(expiresAtMs),
+        this.name,
+        JSON.stringify(ids),
+      );
+    });
+  }
+}
+
+class SqliteKeySet implements KeySet {
+  constructor(
+    private readonly query: Query,
+    private readonly name: string,
+    private readonly run: Runner,
+  ) {}
+
+  has(keys: readonly string[], nowMs: number): Promise<Set<string>> {
+    if (keys.length === 0) return Promise.resolve(new Set());
+    return this.run(`read of ${this.name}`, async () => {
+      const rows = (await this.query(
+        "SELECT key FROM key_sets WHERE name = ? AND expires > ? AND key IN (SELECT value FROM json_each(?))",
+        this.name,
+        Math.round(nowMs),
+        JSON.stringify([...new Set(keys)]),
+      )) as Array<{ key: string }>;
+      return new Set(rows.map((row) => row.key));
+    });
+  }
+
+  add(keys: readonly string[], expiresAtMs: number): Promise<void> {
+    if (keys.length === 0) return Promise.resolve();
+    return this.run(`write of ${this.name}`, async () => {
+      await this.query(
+        `INSERT INTO key_sets(name, key, expires) SELECT ?, value, ? FROM json_each(?) WHERE true
+         ON CONFLICT(name, key) DO UPDATE SET expires = max(expires, excluded.expires)`,
+        this.name,
+        Math.round(expiresAtMs),
+        JSON.stringify([...new Set(keys)]),
+      );
+    });
+  }
+}
+
+class SqliteStateStore implements StateStore {
+  private readonly gate = new Gate();
+  private closed = false;
+  private readonly gated: Runner;
+  private readonly scope: StoreScope;
+
+  constructor(
+    private readonly keyv: Keyv,
+    private readonly query: Query,
+    readonly location: string,
+    private readonly file: string | undefined,
+  ) {
+    this.gated = (action, work) =>
+      this.gate.run(async () => {
+        try {
+          return await work();
+        } catch (error) {
+          throw storeFailure(action, this.location, error);
+        }
+      });
+    this.scope = this.scopeWith(this.gated);
+  }
+
+  private scopeWith(run: Runner): StoreScope {
+    return {
+      namespace: (name) => new SqliteNamespace(this.keyv, this.query, name + NS_SEPARATOR, run),
+      queue: <T>(name: string) => new SqliteQueue<T>(this.query, name, run),
+      keySet: (name) => new SqliteKeySet(this.query, name, run),
+    };
+  }
+
+  namespace(name: string): KeyValueNamespace {
+    return this.scope.namespace(name);
+  }
+
+  queue<T>(name: string): DurableQueue<T> {
+    return this.scope.queue<T>(name);
+  }
+
+  keySet(name: string): KeySet {
+    return this.scope.keySet(name);
+  }
+
+  transaction<T>(work: (scope: StoreScope) => Promise<T>): Promise<T> {
+    const direct: Runner = async (action, step) => {
+      try {
+        return await step();
+      } catch (error) {
+        throw storeFailure(action, this.location, error);
+      }
+    };
+    return this.gate.run(async () => {
+      try {
+        await this.query("BEGIN IMMEDIATE");
+      } catch (error) {
+        throw storeFailure("starting a transaction", this.location, error);
+      }
+      try {
+        const result = await work(this.scopeWith(direct));
+        await this.query("COMMIT");
+        return result;
+      } catch (error) {
+        await this.query("ROLLBACK").catch(() => undefined);
+        throw storeFailure("a transaction", this.location, error);
+      }
+    });
+  }
+
+  sweep(nowMs: number): Promise<SweepReport> {
+    const now = Math.round(nowMs);
+    return this.gate.run(async () => {
+      try {
+        let expired = 0;
+        await this.query("DELETE FROM key_sets WHERE expires <= ?", now);
+        expired += await changes(this.query);
+        await this.query("DELETE FROM queue_items WHERE value IS NULL AND expires <= ?", now);
+        expired += await changes(this.query);
+        // keyv keeps its expiry inside the value and deletes an entry only when it is read again.
+        await this.query(`DELETE FROM ${KV_TABLE} WHERE json_extract(value, '$.expires') <= ?`, now);
+        expired += await changes(this.query);
+        const before = this.fileBytes();
+        await this.query("PRAGMA incremental_vacuum");
+        if (this.file) await this.query("PRAGMA wal_checkpoint(TRUNCATE)");
+        const after = this.fileBytes();
+        return { expired, reclaimedBytes: Math.max(0, before - after), fileBytes: after };
+      } catch (error) {
+        throw storeFailure("the expiry sweep", this.location, error);
+      }
+    });
+  }
+
+  private fileBytes(): number {
+    if (!this.file) return 0;
+    try {
+      return statSync(this.file).size;
+    } catch {
+      return 0;
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.gate.run(() => this.keyv.disconnect());
+  }
+}
+
+async function configure(query: Query, onDisk: boolean): Promise<void> {
+  // WAL with synchronous=NORMAL: a commit is one append to the log, no fsync; a crash of the
+  // process loses nothing committed, a power loss can lose the last commits (not corrupt the file).
+  if (onDisk) await query("PRAGMA journal_mode = WAL");
+  await query("PRAGMA synchronous = NORMAL");
+  const [mode] = (await query("PRAGMA auto_vacuum")) as Array<{ auto_vacuum: number }>;
+  if (mode?.auto_vacuum !== 2) {
+    // Incremental auto-vacuum lets the sweep give free pages back; switching needs one VACUUM.
+    await query("PRAGMA auto_vacuum = INCREMENTAL");
+    await query("VACUUM");
+  }
+}
+
+export interface OpenedStore {
+  readonly store: StateStore;
+  readonly schema: SchemaReport;
+}
+
+/**
+ * Opens the state database, migrating one written by an earlier release (or refusing one from a
+ * newer release). `path` is a file path (created with its folder) or `:memory:` (tests).
+ */
+export async function openSqliteStateStore(path: string, nowMs = Date.now()): Promise<OpenedStore> {
+  const onDisk = path !== ":memory:";
+  const file = onDisk ? resolve(path) : undefined;
+  const location = file ?? "memory";
+  if (file) {
+    try {
+      mkdirSync(dirname(file), { recursive: true });
+    } catch (error) {
+      throw storeFailure("creating the folder", file, error);
+    }
+  }
+  let lastError: unknown;
+  const sqlite = new KeyvSqlite({ uri: `sqlite://${file ?? ":memory:"}`, table: KV_TABLE, busyTimeout: 10_000 });
+  const keyv = new Keyv({ store: sqlite, namespace: KEYV_NAMESPACE });
+  keyv.on("error", (error: unknown) => {
+    lastError = error;
+  });
+  const query: Query = (sql, ...params) => sqlite.query(sql, ...params) as Promise<unknown[]>;
+  try {
+    await configure(query, onDisk);
+    const schema = await ensureSchema(query, location, nowMs);
+    const store = new SqliteStateStore(keyv, query, location, file);
+    // A probe write proves the file is a writable database before any job relies on it.
+    await store.namespace("meta").set("openedAt", new Date(nowMs).toISOString());
+    return { store, schema };
+  } catch (error) {
+    await keyv.disconnect().catch(() => undefined);
+    if (error instanceof StoreError && lastError === undefined) throw error;
+    throw storeFailure("opening", location, lastError ?? error);
+  }
+}

@@ -1,0 +1,204 @@
+import { mkdtempSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import KeyvSqlite from "@keyv/sqlite";
+import Keyv from "keyv";
+import { describe, expect, it } from "vitest";
+import { StoreError } from "../../src/errors.js";
+import { SCHEMA_VERSION } from "../../src/store/sqlite-schema.js";
+import { openStateStore } from "../../src/store/state-store.js";
+
+const tempFile = () => join(mkdtempSync(join(tmpdir(), "rs-sqlite-")), "state.sqlite");
+
+/** Raw SQL on a database file, outside the store (what another tool or an older release sees). */
+async function withRaw<T>(file: string, work: (query: KeyvSqlite["query"]) => Promise<T>): Promise<T> {
+  const sqlite = new KeyvSqlite({ uri: `sqlite://${file}`, table: "state" });
+  try {
+    return await work(sqlite.query);
+  } finally {
+    await sqlite.close();
+  }
+}
+
+describe("durable queues", () => {
+  it("keeps enqueue order, ignores ids waiting or acked, and forgets acked ids only when they expire", async () => {
+    const store = await openStateStore(":memory:");
+    const queue = store.queue<{ n: number }>("q");
+    expect(await queue.enqueue([1, 2, 3].map((n) => ({ id: `m${n}`, value: { n } })))).toBe(3);
+    expect(await queue.enqueue([{ id: "m2", value: { n: 99 } }])).toBe(0);
+    expect((await queue.pending()).map((i) => [i.id, i.value.n])).toEqual([
+      ["m1", 1],
+      ["m2", 2],
+      ["m3", 3],
+    ]);
+    expect(await queue.update("m2", { n: 22 })).toBe(true);
+    await queue.ack(["m1"], 5_000);
+    expect(await queue.update("m1", { n: 11 })).toBe(false);
+    expect(await queue.countPending()).toBe(2);
+    expect(await queue.enqueue([{ id: "m1", value: { n: 1 } }])).toBe(0);
+    expect((await store.sweep(5_000)).expired).toBe(1);
+    expect(await queue.enqueue([{ id: "m1", value: { n: 1 } }])).toBe(1);
+    expect((await queue.pending(2)).map((i) => [i.id, i.value.n])).toEqual([
+      ["m2", 22],
+      ["m3", 3],
+    ]);
+    expect(await store.queue("other").countPending()).toBe(0);
+    await store.close();
+  });
+});
+
+describe("key sets", () => {
+  it("answers which keys are present and not expired, and keeps the later expiry of a key added twice", async () => {
+    const store = await openStateStore(":memory:");
+    const keys = store.keySet("k");
+    await keys.add(["a", "b"], 1_000);
+    await keys.add(["b"], 3_000);
+    await keys.add(["b"], 2_000);
+    expect(await keys.has(["a", "b", "c"], 500)).toEqual(new Set(["a", "b"]));
+    expect(await keys.has(["a", "b"], 1_000)).toEqual(new Set(["b"]));
+    expect(await store.keySet("other").has(["a"], 0)).toEqual(new Set());
+    expect((await store.sweep(2_500)).expired).toBe(1);
+    expect(await keys.has(["b"], 2_500)).toEqual(new Set(["b"]));
+    await store.close();
+  });
+});
+
+describe("transactions", () => {
+  it("commit every write together, or none when the work throws", async () => {
+    const store = await openStateStore(":memory:");
+    await expect(
+      store.transaction(async (scope) => {
+        await scope.queue("q").enqueue([{ id: "x", value: 1 }]);
+        await scope.keySet("k").add(["x"], Number.MAX_SAFE_INTEGER);
+        await scope.namespace("n").set("cursor", "T1");
+        throw new Error("the process dies here");
+      }),
+    ).rejects.toBeInstanceOf(StoreError);
+    expect(await store.queue("q").countPending()).toBe(0);
+    expect(await store.keySet("k").has(["x"], 0)).toEqual(new Set());
+    expect(await store.namespace("n").get("cursor")).toBeUndefined();
+
+    const made = await store.transaction(async (scope) => {
+      await scope.queue("q").enqueue([{ id: "x", value: 1 }]);
+      await scope.namespace("n").set("cursor", "T2");
+      return "done";
+    });
+    expect(made).toBe("done");
+    expect(await store.queue("q").countPending()).toBe(1);
+    expect(await store.namespace("n").get("cursor")).toBe("T2");
+    await store.close();
+  });
+
+  it("keep other operations out until they end: a read never sees a transaction half done", async () => {
+    const store = await openStateStore(":memory:");
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let entered: () => void = () => undefined;
+    const inside = new Promise<void>((resolve) => {
+      entered = resolve;
+    });
+    const tx = store.transaction(async (scope) => {
+      await scope.namespace("n").set("a", 1);
+      entered();
+      await held;
+      await scope.namespace("n").set("b", 2);
+    });
+    await inside;
+    const read = store.namespace("n").entries();
+    release();
+    await tx;
+    expect(await read).toEqual([
+      ["a", 1],
+      ["b", 2],
+    ]);
+    await store.close();
+  });
+});
+
+describe("the file on disk", () => {
+  it("is in WAL mode with incremental auto-vacuum, and the sweep deletes expired rows and shrinks it", async () => {
+    const file = tempFile();
+    const store = await openStateStore(file);
+    const payload = "x".repeat(2_000);
+    for (let batch = 0; batch < 10; batch += 1) {
+      await store.transaction(async (scope) => {
+        const items = Array.from({ length: 200 }, (_, i) => ({ id: `m${batch}-${i}`, value: payload }));
+        await scope.queue("q").enqueue(items);
+        await scope.queue("q").ack(
+          items.map((i) => i.id),
+          1_000,
+        );
+        await scope.keySet("k").add(
+          items.map((i) => i.id),
+          1_000,
+        );
+      });
+    }
+    await store.namespace("n").set("gone", payload, 1);
+    await store.sweep(0);
+    const full = statSync(file).size;
+    const report = await store.sweep(Date.now() + 10_000);
+    expect(report.expired).toBe(2_000 + 2_000 + 1);
+    expect(report.fileBytes).toBeLessThan(full);
+    expect(report.fileBytes).toBe(statSync(file).size);
+    await store.close();
+    await withRaw(file, async (query) => {
+      expect(await query("PRAGMA journal_mode")).toEqual([{ journal_mode: "wal" }]);
+      expect(await query("PRAGMA auto_vacuum")).toEqual([{ auto_vacuum: 2 }]);
+      expect(await query("PRAGMA user_version")).toEqual([{ user_version: SCHEMA_VERSION }]);
+    });
+  });
+});
+
+describe("a database written by an earlier release (schema 0, everything in keyv)", () => {
+  async function writeLegacy(file: string): Promise<void> {
+    const sqlite = new KeyvSqlite({ uri: `sqlite://${file}`, table: "state" });
+    const keyv = new Keyv({ store: sqlite, namespace: "rs" });
+    const day = 86_400_000;
+    await keyv.set("alerts.cursor::retention:1", "2026-11-20T10:00:00.000Z");
+    await keyv.set("alerts.outbox::a|late", { id: "a|late", channel: "hr", enqueuedAt: 200, seq: 1, attempts: 0 });
+    await keyv.set("alerts.outbox::a|early", { id: "a|early", channel: "hr", enqueuedAt: 100, seq: 7, attempts: 2 });
+    await keyv.set("alerts.outbox::a|sent", { sentAt: 50 }, 7 * day);
+    await keyv.set("alerts.outbox-index::pending", ["a|late", "a|early", "a|sent"]);
+    await keyv.set("alerts.delivered::chg:1", 1, 30 * day);
+    await keyv.set("alerts.delivered::chg:2", 2, 30 * day);
+    await keyv.disconnect();
+  }
+
+  it("is migrated on first start: order, sent ids and handled keys kept, other namespaces untouched", async () => {
+    const file = tempFile();
+    await writeLegacy(file);
+    const store = await openStateStore(file);
+    const outbox = store.queue<{ id: string; attempts: number }>("alerts.outbox");
+    expect((await outbox.pending()).map((i) => [i.id, i.value.attempts])).toEqual([
+      ["a|early", 2],
+      ["a|late", 0],
+    ]);
+    expect(await outbox.enqueue([{ id: "a|sent", value: { id: "a|sent", attempts: 0 } }])).toBe(0);
+    expect(await store.keySet("alerts.delivered").has(["chg:1", "chg:2", "chg:3"], Date.now())).toEqual(
+      new Set(["chg:1", "chg:2"]),
+    );
+    expect(await store.namespace("alerts.cursor").get("retention:1")).toBe("2026-11-20T10:00:00.000Z");
+    expect(await store.namespace("alerts.outbox-index").entries()).toEqual([]);
+    expect(await store.namespace("alerts.delivered").entries()).toEqual([]);
+    await store.close();
+    // Opening again finds nothing left to migrate.
+    const again = await openStateStore(file);
+    expect(await again.queue("alerts.outbox").countPending()).toBe(2);
+    await again.close();
+  });
+
+  it("a database from a newer release is refused with what to do, and left as it was", async () => {
+    const file = tempFile();
+    await (await openStateStore(file)).close();
+    await withRaw(file, (query) => query(`PRAGMA user_version = ${SCHEMA_VERSION + 1}`));
+    const error = await openStateStore(file).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StoreError);
+    expect((error as Error).message).toMatch(/newer release.*Run the newer release, or restore the backup/);
+    await withRaw(file, async (query) => {
+      expect(await query("PRAGMA user_version")).toEqual([{ user_version: SCHEMA_VERSION + 1 }]);
+    });
+  });
+});
