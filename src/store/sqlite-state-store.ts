@@ -258,14 +258,21 @@ class SqliteStateStore implements StateStore {
       } catch (error) {
         throw storeFailure("starting a transaction", this.location, error);
       }
+      let result: T;
       try {
-        const result = await work(this.scopeWith(direct));
+        result = await work(this.scopeWith(direct));
+      } catch (error) {
+        // The work's own error (or a store operation's StoreError) goes to the caller unchanged.
+        await this.query("ROLLBACK").catch(() => undefined);
+        throw error;
+      }
+      try {
         await this.query("COMMIT");
-        return result;
       } catch (error) {
         await this.query("ROLLBACK").catch(() => undefined);
-        throw storeFailure("a transaction", this.location, error);
+        throw storeFailure("committing a transaction", this.location, error);
       }
+      return result;
     });
   }
 
