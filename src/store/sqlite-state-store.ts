@@ -320,6 +320,10 @@ async function configure(query: Query, onDisk: boolean): Promise<void> {
   // process loses nothing committed, a power loss can lose the last commits (not corrupt the file).
   if (onDisk) await query("PRAGMA journal_mode = WAL");
   await query("PRAGMA synchronous = NORMAL");
+}
+
+/** After a migration, so that a database written by an earlier release is rewritten without its moved rows. */
+async function enableIncrementalVacuum(query: Query): Promise<void> {
   const [mode] = (await query("PRAGMA auto_vacuum")) as Array<{ auto_vacuum: number }>;
   if (mode?.auto_vacuum !== 2) {
     // Incremental auto-vacuum lets the sweep give free pages back; switching needs one VACUUM.
@@ -358,6 +362,7 @@ export async function openSqliteStateStore(path: string, nowMs = Date.now()): Pr
   try {
     await configure(query, onDisk);
     const schema = await ensureSchema(query, location, nowMs);
+    await enableIncrementalVacuum(query);
     const store = new SqliteStateStore(keyv, query, location, file);
     // A probe write proves the file is a writable database before any job relies on it.
     await store.namespace("meta").set("openedAt", new Date(nowMs).toISOString());
