@@ -29,16 +29,8 @@ export function checkAdd(
   opts: { tracked: boolean; newRow: boolean },
 ): Refusal | null {
   const acc = em.account(org.companyId);
-  if (!settleBeforeAdd(acc, now)) {
-    return {
-      reason: "charge_failed",
-      error: new HttpError(
-        402,
-        "A seat charge was declined; no new people can be added until a payment clears.",
-        "SEAT_CHARGE_FAILED",
-      ),
-    };
-  }
+  const blocked = chargeBlock(em, org.companyId, now);
+  if (blocked) return { reason: "charge_failed", error: blocked };
   if (opts.newRow) {
     const wait = msUntilSlots(acc.rowAdds, now, acc.rowsPerDay);
     if (wait > 0) {
@@ -82,6 +74,21 @@ export function checkAdd(
     };
   }
   return null;
+}
+
+/**
+ * Spec 3.4: a due settlement batch is charged before anything that adds people or seats; a final
+ * decline (now or earlier) blocks every such add until a payment clears. Besides person adds this
+ * covers competitor creation, resuming a workspace and a role-filter change (they import or
+ * re-track people). Returns the 402 to answer, or null.
+ */
+export function chargeBlock(em: Emulator, companyId: number, now: number): HttpError | null {
+  if (settleBeforeAdd(em.account(companyId), now)) return null;
+  return new HttpError(
+    402,
+    "A seat charge was declined; no new people can be added until a payment clears.",
+    "SEAT_CHARGE_FAILED",
+  );
 }
 
 /** Books an admitted add against the allowances and the settlement batch. */

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { chargeBlock } from "../admission.js";
 import { recordSeat } from "../billing.js";
 import type { Emulator } from "../emulator.js";
 import { HttpError, invalid, notFound } from "../http-error.js";
@@ -64,6 +65,8 @@ export const competitorRoutes: Route[] = [
           { resolvedCompany: { name: resolved } },
         );
       }
+      const blocked = chargeBlock(em, key.organizationId, now);
+      if (blocked) throw blocked;
       const org: OrganizationRecord = {
         id: em.state.nextOrgId++,
         name: input.name?.trim() || resolved,
@@ -92,6 +95,11 @@ export const competitorRoutes: Route[] = [
       const patch = parseWith(patchBody, objectBody(body), "body");
       if (patch.paused === undefined && patch.roleFilters === undefined)
         throw invalid('Invalid parameter "body": send at least one of paused, roleFilters.');
+      // Resuming re-tracks people and a role-filter change imports more: both are adds (spec 3.4).
+      if (patch.roleFilters !== undefined || (patch.paused === false && org.paused)) {
+        const blocked = chargeBlock(em, org.companyId, now);
+        if (blocked) throw blocked;
+      }
       if (patch.paused === true && !org.paused) {
         org.paused = true;
         org.pausedTrackedIds = [];
