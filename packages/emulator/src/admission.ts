@@ -7,7 +7,7 @@ import {
   WORKSPACE_TRIAL_ALLOWANCE,
 } from "./billing.js";
 import type { Emulator } from "./emulator.js";
-import { HttpError, retryAfterSeconds } from "./http-error.js";
+import { HttpError, invalid, retryAfterSeconds } from "./http-error.js";
 import type { OrganizationRecord } from "./model.js";
 
 export type SkipReason = "invalid_url" | "duplicate" | "seat_limit" | "trial_limit" | "row_quota" | "charge_failed";
@@ -88,6 +88,17 @@ export function chargeBlock(em: Emulator, companyId: number, now: number): HttpE
     402,
     "A seat charge was declined; no new people can be added until a payment clears.",
     "SEAT_CHARGE_FAILED",
+  );
+}
+
+/**
+ * Spec 3.2: in a paused workspace everyone is untracked and the scan stops, so nobody can be
+ * tracked there until it is resumed: a 400 naming `tracked` (untracked adds are fine).
+ */
+export function pausedRefusal(org: OrganizationRecord): HttpError | null {
+  if (!org.paused) return null;
+  return invalid(
+    `Invalid parameter "tracked": competitor workspace ${org.id} is paused and tracks nobody; send tracked:false, or resume it first (PATCH /competitors/${org.id} with paused:false).`,
   );
 }
 

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { expectError, expectInvalid } from "./support/expect-error.js";
-import { asArray, bootEmulator, type JsonObject, num, obj, type Wire } from "./support/wire.js";
+import { asArray, bootEmulator, type JsonObject, num, obj, profileUrl, type Wire } from "./support/wire.js";
 
 let w: Wire;
 beforeEach(async () => {
@@ -172,6 +172,41 @@ describe("4.5 PATCH /competitors/{id}", () => {
     expectError(await w.patch(`/competitors/${String(c.id)}`, {}), 400, "INVALID_BODY");
     expectInvalid(await w.patch(`/competitors/${String(c.id)}`, { paused: "yes" }), "paused");
     expectError(await w.patch("/competitors/99999", { paused: true }), 404, null);
+  });
+});
+
+describe("3.2 a paused workspace tracks nobody", () => {
+  it("3.2 tracked adds, revives and PATCH tracked:true are refused (400 naming tracked); untracked adds work", async () => {
+    const c = await create({ companyNetworkUrl: page("still-co"), name: "Still Co" });
+    const id = num(c.id);
+    const imported = await settleImport(id);
+    const hook = await w.post("/webhooks", { url: "https://hooks.example.com/paused" });
+    expect(hook.status).toBe(201);
+    expect((await w.patch(`/competitors/${id}`, { paused: true })).status).toBe(200);
+    expectInvalid(await w.post("/employees", { networkUrl: profileUrl(), organizationId: id }), "tracked");
+    expectInvalid(
+      await w.post("/employees", { networkUrl: profileUrl(), organizationId: id, tracked: true }),
+      "tracked",
+    );
+    expectInvalid(await w.post("/employees/bulk", { networkUrls: [profileUrl()], organizationId: id }), "tracked");
+    const untracked = await w.post("/employees", { networkUrl: profileUrl(), organizationId: id, tracked: false });
+    expect(untracked.status).toBe(201);
+    expect(untracked.json.tracked).toBe(false);
+    for (const person of [untracked.json, obj(imported[0])]) {
+      expectInvalid(await w.patch(`/employees/${String(person.id)}`, { tracked: true }), "tracked");
+    }
+    const archived = obj(imported[1]);
+    await w.patch(`/employees/${String(archived.id)}`, { status: "archived" });
+    expectInvalid(await w.patch(`/employees/${String(archived.id)}`, { status: "active", tracked: true }), "tracked");
+    expectInvalid(await w.post("/employees", { networkUrl: archived.networkUrl, organizationId: id }), "tracked");
+    // nobody tracked: no seat, no signal, no poaching event
+    expect((await w.get(`/competitors/${id}`)).json.trackedEmployeeCount).toBe(0);
+    expect(await seatsBillable()).toBe(0);
+    expect((await w.raw("POST", "/_emulator/signals", { organizationId: id, count: 3 })).status).toBe(409);
+    expect((await w.raw("POST", "/_emulator/signals", { employeeId: untracked.json.id })).status).toBe(409);
+    expect((await w.get("/changes", { query: { organizationId: id } })).json.total).toBe(0);
+    const health = obj(asArray((await w.get("/webhooks")).body).map((e) => obj(e.health))[0]);
+    expect(health.recentDeliveries).toEqual([]);
   });
 });
 

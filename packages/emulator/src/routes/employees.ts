@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { z } from "zod";
-import { checkAdd, commitAdd } from "../admission.js";
+import { checkAdd, commitAdd, pausedRefusal } from "../admission.js";
 import type { Emulator } from "../emulator.js";
 import { HttpError, invalid, notFound } from "../http-error.js";
 import type { EmployeeRecord, KeyRecord } from "../model.js";
@@ -86,6 +86,10 @@ async function addEmployee(em: Emulator, key: KeyRecord, body: unknown, now: num
   const url = parseProfileUrl(input.networkUrl);
   if (!url.ok) throw invalid(url.reason);
   const tracked = input.tracked ?? true;
+  if (tracked) {
+    const paused = pausedRefusal(org);
+    if (paused) throw paused;
+  }
   // Concurrent adds hold a per-company reservation for a moment; over the limit answers 503.
   const busy = em.inFlightAdds.get(org.companyId) ?? 0;
   if (busy >= em.config.concurrentAddLimit) {
@@ -160,6 +164,10 @@ function patchEmployee(em: Emulator, emp: EmployeeRecord, body: unknown, now: nu
     throw invalid('Invalid parameter "body": send at least one of tracked, status.');
   const org = em.state.orgs.get(emp.organizationId);
   if (!org) throw notFound("Employee");
+  if (patch.tracked === true) {
+    const paused = pausedRefusal(org);
+    if (paused) throw paused;
+  }
   if (patch.status === "archived") {
     em.state.setTracked(emp, false, now);
     em.state.setStatus(emp, "archived");
