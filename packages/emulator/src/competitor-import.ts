@@ -1,4 +1,5 @@
-import { onTrial, recordSeat, WORKSPACE_TRIAL_ALLOWANCE } from "./billing.js";
+import { trialRoom } from "./admission.js";
+import { recordSeat } from "./billing.js";
 import type { EmulatorWorld } from "./emulator-world.js";
 import type { OrganizationRecord } from "./model.js";
 import { generatedPerson, matchesRoleFilters, personaFor } from "./persona.js";
@@ -13,8 +14,8 @@ export function companyRoster(companySlug: string): Array<{ name: string; slug: 
 
 /**
  * Background roster import of a competitor workspace (spec 3.2): adds the people matching the
- * role filters who are not there yet, tracked unless the workspace is paused or its trial
- * allowance is spent. Imports do not count against the API allowances.
+ * role filters who are not there yet, tracked unless the workspace is paused or the trial has no
+ * room left (its 100 in total or the workspace's allowance, `trialRoom`). Imports do not count against the API allowances.
  */
 export function runRosterImport(em: EmulatorWorld, org: OrganizationRecord, now: number): number {
   const slug = org.networkId ?? "";
@@ -24,8 +25,7 @@ export function runRosterImport(em: EmulatorWorld, org: OrganizationRecord, now:
     const canonicalUrl = `https://www.linkedin.com/in/${person.slug}`;
     if (em.state.findByUrl(org.id, canonicalUrl)) continue;
     if (!matchesRoleFilters(personaFor(person.slug), org.roleFilters)) continue;
-    const trialFull = onTrial(acc, now) && em.state.trackedIn(org.id) >= WORKSPACE_TRIAL_ALLOWANCE;
-    const tracked = !org.paused && !trialFull;
+    const tracked = !org.paused && trialRoom(em, org, now) > 0;
     em.state.insertEmployee({
       organizationId: org.id,
       networkUrl: canonicalUrl,

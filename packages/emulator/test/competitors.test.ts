@@ -1,6 +1,15 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { expectError, expectInvalid } from "./support/expect-error.js";
-import { asArray, bootEmulator, type JsonObject, num, obj, profileUrl, type Wire } from "./support/wire.js";
+import {
+  asArray,
+  bootEmulator,
+  type JsonObject,
+  num,
+  obj,
+  profileUrl,
+  profileUrls,
+  type Wire,
+} from "./support/wire.js";
 
 let w: Wire;
 beforeEach(async () => {
@@ -207,6 +216,54 @@ describe("3.2 a paused workspace tracks nobody", () => {
     expect((await w.get("/changes", { query: { organizationId: id } })).json.total).toBe(0);
     const health = obj(asArray((await w.get("/webhooks")).body).map((e) => obj(e.health))[0]);
     expect(health.recentDeliveries).toEqual([]);
+  });
+});
+
+describe("8 free trial: at most 100 tracked people through any door", () => {
+  async function addOwnTracked(n: number): Promise<void> {
+    for (let left = n; left > 0; left -= 50) {
+      const res = await w.post("/employees/bulk", { networkUrls: profileUrls(Math.min(50, left)) });
+      expect(res.status, res.text).toBe(201);
+    }
+  }
+
+  it("8 a workspace's roster import stops tracking where the trial's 100 in total are reached", async () => {
+    await w.setBilling({ trial: true });
+    await addOwnTracked(90);
+    const c = await create({ companyNetworkUrl: page("crowded-co"), name: "Crowded Co" });
+    const id = num(c.id);
+    const people = await settleImport(id);
+    // 30+ people on the page, a workspace allowance of 25, but only 10 left of the trial's 100
+    expect(people.filter((p) => p.tracked === true)).toHaveLength(10);
+    expect(await seatsBillable()).toBe(100);
+    const trial = obj((await w.get("/billing")).json.trial);
+    expect(trial).toMatchObject({ onFreeTrial: true, seatLimit: 100, seatsLeft: 0 });
+    expectError(
+      await w.post("/employees", { networkUrl: profileUrl(), organizationId: id }),
+      402,
+      "TRIAL_LIMIT_REACHED",
+    );
+    const untracked = obj(people.find((p) => p.tracked === false));
+    expectError(await w.patch(`/employees/${String(untracked.id)}`, { tracked: true }), 402, "TRIAL_LIMIT_REACHED");
+  });
+
+  it("8 resuming on a trial re-tracks only what the workspace allowance and the 100 in total leave", async () => {
+    await addOwnTracked(60);
+    const ids: number[] = [];
+    for (const slug of ["resume-one", "resume-two"]) {
+      const c = await create({ companyNetworkUrl: page(slug) });
+      ids.push(num(c.id));
+      const people = await settleImport(num(c.id));
+      expect(people.filter((p) => p.tracked === true).length).toBeGreaterThan(25);
+      expect((await w.patch(`/competitors/${String(c.id)}`, { paused: true })).status).toBe(200);
+    }
+    await w.setBilling({ trial: true });
+    const [one, two] = ids as [number, number];
+    // the workspace allowance (25) binds first, then the trial's 100 in total (100 - 60 - 25 = 15)
+    expect((await w.patch(`/competitors/${one}`, { paused: false })).json).toMatchObject({ trackedEmployeeCount: 25 });
+    expect((await w.patch(`/competitors/${two}`, { paused: false })).json).toMatchObject({ trackedEmployeeCount: 15 });
+    expect(await seatsBillable()).toBe(100);
+    expect(obj((await w.get("/billing")).json.trial).seatsLeft).toBe(0);
   });
 });
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { chargeBlock } from "../admission.js";
+import { chargeBlock, trialRoom } from "../admission.js";
 import { recordSeat } from "../billing.js";
 import type { Emulator } from "../emulator.js";
 import { HttpError, invalid, notFound } from "../http-error.js";
@@ -115,7 +115,8 @@ export const competitorRoutes: Route[] = [
         const acc = em.account(org.companyId);
         for (const id of org.pausedTrackedIds) {
           const emp = em.state.employees.get(id);
-          if (emp && !emp.tracked && emp.status !== "archived") {
+          // On a trial only as many as it has room for come back (spec 8 "through any door").
+          if (emp && !emp.tracked && emp.status !== "archived" && trialRoom(em, org, now) > 0) {
             em.state.setTracked(emp, true, now);
             recordSeat(acc, now, false);
           }
