@@ -15,7 +15,8 @@ export function companyRoster(companySlug: string): Array<{ name: string; slug: 
 /**
  * Background roster import of a competitor workspace (spec 3.2): adds the people matching the
  * role filters who are not there yet, tracked unless the workspace is paused or the trial has no
- * room left (its 100 in total or the workspace's allowance, `trialRoom`). Imports do not count against the API allowances.
+ * room left (its 100 in total or the workspace's allowance, `trialRoom`). People imported while
+ * paused join those tracked again on resume. Imports do not count against the API allowances.
  */
 export function runRosterImport(em: EmulatorWorld, org: OrganizationRecord, now: number): number {
   const slug = org.networkId ?? "";
@@ -26,7 +27,7 @@ export function runRosterImport(em: EmulatorWorld, org: OrganizationRecord, now:
     if (em.state.findByUrl(org.id, canonicalUrl)) continue;
     if (!matchesRoleFilters(personaFor(person.slug), org.roleFilters)) continue;
     const tracked = !org.paused && trialRoom(em, org, now) > 0;
-    em.state.insertEmployee({
+    const emp = em.state.insertEmployee({
       organizationId: org.id,
       networkUrl: canonicalUrl,
       canonicalUrl,
@@ -37,6 +38,8 @@ export function runRosterImport(em: EmulatorWorld, org: OrganizationRecord, now:
       importReadyAt: null,
     });
     if (tracked) recordSeat(acc, now, false);
+    // Imported while paused: tracked when the workspace resumes (monitoring and billing return).
+    else if (org.paused) org.pausedTrackedIds.push(emp.id);
     added++;
   }
   return added;

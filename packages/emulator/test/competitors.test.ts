@@ -267,6 +267,34 @@ describe("8 free trial: at most 100 tracked people through any door", () => {
   });
 });
 
+describe("3.2 resume brings monitoring and billing back", () => {
+  it("3.2 people imported by a role-filter change made while paused are tracked on resume", async () => {
+    const c = await create({ companyNetworkUrl: page("shifting-co"), name: "Shifting Co", roleFilters: ["sales"] });
+    const id = num(c.id);
+    const before = await settleImport(id);
+    expect((await w.patch(`/competitors/${id}`, { paused: true })).status).toBe(200);
+    expect((await w.patch(`/competitors/${id}`, { roleFilters: [] })).status).toBe(200);
+    const whilePaused = await settleImport(id);
+    expect(whilePaused.length).toBeGreaterThan(before.length);
+    expect(whilePaused.every((p) => p.tracked === false)).toBe(true);
+    const resumed = await w.patch(`/competitors/${id}`, { paused: false });
+    expect(resumed.json).toMatchObject({ paused: false, trackedEmployeeCount: whilePaused.length });
+    expect(await seatsBillable()).toBe(whilePaused.length);
+  });
+
+  it("3.2 someone untracked on purpose while paused stays untracked after resume", async () => {
+    const c = await create({ companyNetworkUrl: page("choosy-co"), name: "Choosy Co" });
+    const id = num(c.id);
+    const people = await settleImport(id);
+    expect((await w.patch(`/competitors/${id}`, { paused: true })).status).toBe(200);
+    const dropped = obj(people[0]);
+    expect((await w.patch(`/employees/${String(dropped.id)}`, { tracked: false })).status).toBe(200);
+    await w.patch(`/competitors/${id}`, { paused: false });
+    expect((await w.get(`/employees/${String(dropped.id)}`)).json.tracked).toBe(false);
+    expect((await w.get(`/competitors/${id}`)).json.trackedEmployeeCount).toBe(people.length - 1);
+  });
+});
+
 describe("4.5 DELETE /competitors/{id}", () => {
   it("3.2 erases workspace, its people and their history, releases seats; body {id, deleted:true}", async () => {
     const c = await create({ companyNetworkUrl: page("gone-co"), name: "Gone Co" });

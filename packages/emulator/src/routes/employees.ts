@@ -189,6 +189,8 @@ function patchEmployee(em: Emulator, emp: EmployeeRecord, body: unknown, now: nu
     em.state.setTracked(emp, true, now);
   } else if (patch.tracked === false) {
     em.state.setTracked(emp, false, now);
+    // Untracked on purpose while the workspace is paused: not tracked again on resume.
+    if (org.paused) org.pausedTrackedIds = org.pausedTrackedIds.filter((id) => id !== emp.id);
   }
   return ok(employeeView(em, emp));
 }
