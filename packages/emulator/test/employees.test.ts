@@ -176,6 +176,27 @@ describe("4.3 PATCH /employees/{id}", () => {
     expect(await seatsInOrganization(w)).toBe(1);
   });
 
+  it("3.1 status:active answers active even when the first profile fetch had not finished (it completes)", async () => {
+    const slow = await bootEmulator({ seed: "empty", importDelayMs: 3_600_000 });
+    try {
+      const p = await slow.post("/employees", { networkUrl: profileUrl("slow-fetch"), name: "Temp Name" });
+      expect(p.json.status).toBe("importing");
+      await slow.patch(`/employees/${String(p.json.id)}`, { status: "archived" });
+      const res = await slow.patch(`/employees/${String(p.json.id)}`, { status: "active" });
+      expect(res.status).toBe(200);
+      expect(res.json).toMatchObject({ status: "active", tracked: false });
+      expect(res.json.name).not.toBe("Temp Name");
+      expect(typeof res.json.profileImageUrl).toBe("string");
+      await slow.advanceClock(3_600);
+      expect((await slow.get(`/employees/${String(p.json.id)}`)).json).toMatchObject({
+        status: "active",
+        name: res.json.name,
+      });
+    } finally {
+      await slow.close();
+    }
+  });
+
   it("4.3 name and profile URL are not editable", async () => {
     const p = await waitImported(w, num((await addPerson(w)).id));
     const res = await w.patch(`/employees/${String(p.id)}`, { name: "Hacked", networkUrl: profileUrl() });

@@ -174,6 +174,8 @@ function patchEmployee(em: Emulator, emp: EmployeeRecord, body: unknown, now: nu
     return ok(employeeView(em, emp));
   }
   if (patch.status === "active" && emp.status === "archived") {
+    // Spec 3.1: archived + status:active -> active. A first profile fetch still running completes now.
+    em.state.finishImport(emp);
     if (patch.tracked === true) {
       const refusal = checkAdd(em, org, now, { tracked: true, newRow: false });
       if (refusal) throw refusal.error;
