@@ -183,7 +183,10 @@ export function componentSchemas(): Json {
         profileImageUrl: nullable("string", { format: "uri" }),
         tracked: { type: "boolean" },
         status: { type: "string", enum: ["active", "importing", "archived"] },
-        trackingStartedAt: nullableDateTime,
+        trackingStartedAt: {
+          ...dateTime,
+          description: "Start of the latest tracking window; absent for someone never tracked.",
+        },
         createdAt: dateTime,
         latestChange: ref("LatestChange"),
       },

@@ -109,6 +109,20 @@ describe("4.3 POST /employees", () => {
   });
 });
 
+describe("2.7 trackingStartedAt", () => {
+  it("2.7 a date-time once tracked; absent (never null) for someone never tracked", async () => {
+    const never = await addPerson(w, { tracked: false });
+    expect(never).not.toHaveProperty("trackingStartedAt");
+    const listed = asArray((await w.get("/employees")).json.items).find((e) => e.id === never.id);
+    expect(obj(listed)).not.toHaveProperty("trackingStartedAt");
+    const tracked = await w.patch(`/employees/${String(never.id)}`, { tracked: true });
+    expect(Number.isNaN(Date.parse(String(tracked.json.trackingStartedAt)))).toBe(false);
+    // untracking keeps the last start
+    const untracked = await w.patch(`/employees/${String(never.id)}`, { tracked: false });
+    expect(untracked.json.trackingStartedAt).toBe(tracked.json.trackingStartedAt);
+  });
+});
+
 describe("4.3 GET /employees/{id}", () => {
   it("4.3 200 Employee of the own roster; 404 for an unknown id", async () => {
     const created = await addPerson(w);

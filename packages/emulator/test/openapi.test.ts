@@ -120,6 +120,12 @@ describe("9 versioning / 4 OpenAPI description", () => {
     for (const ref of refs) expect(resolve(doc, ref), ref).toBeDefined();
   });
 
+  it("2.7 Employee.trackingStartedAt is a date-time that is never null (absent when never tracked)", async () => {
+    const employee = obj(obj(obj(obj(await served()).components).schemas).Employee);
+    expect(obj(employee.properties).trackingStartedAt).toMatchObject({ type: "string", format: "date-time" });
+    expect(employee.required).not.toContain("trackingStartedAt");
+  });
+
   it("6 webhook events are described under webhooks with the signature header", async () => {
     const doc = await served();
     const hooks = obj(doc.webhooks);
