@@ -211,6 +211,20 @@ describe("4.3 PATCH /employees/{id}", () => {
     }
   });
 
+  it("3.1 tracked:true on an archived person: 400 naming tracked (README); it stays archived, untracked, seatless", async () => {
+    const p = await addPerson(w);
+    await w.patch(`/employees/${String(p.id)}`, { status: "archived" });
+    expectInvalid(await w.patch(`/employees/${String(p.id)}`, { tracked: true }), "tracked");
+    expect((await w.get(`/employees/${String(p.id)}`)).json).toMatchObject({ status: "archived", tracked: false });
+    expect(await seatsInOrganization(w)).toBe(0);
+    expect((await w.raw("POST", "/_emulator/signals", { employeeId: p.id })).status).toBe(409);
+    // tracked:false on an archived person changes nothing and is fine
+    expect((await w.patch(`/employees/${String(p.id)}`, { tracked: false })).json).toMatchObject({
+      status: "archived",
+      tracked: false,
+    });
+  });
+
   it("4.3 name and profile URL are not editable", async () => {
     const p = await waitImported(w, num((await addPerson(w)).id));
     const res = await w.patch(`/employees/${String(p.id)}`, { name: "Hacked", networkUrl: profileUrl() });

@@ -184,6 +184,12 @@ function patchEmployee(em: Emulator, emp: EmployeeRecord, body: unknown, now: nu
     reviveEmployee(em, emp, patch.tracked === true, now);
     return ok(employeeView(em, emp));
   }
+  if (patch.tracked === true && emp.status === "archived") {
+    // Archiving always untracks (spec 3.1); an archived person is revived first, not tracked as archived.
+    throw invalid(
+      'Invalid parameter "tracked": this person is archived and cannot be tracked; revive them with status:active and tracked:true in the same request.',
+    );
+  }
   if (patch.tracked === true && !emp.tracked) {
     const refusal = checkAdd(em, org, now, { tracked: true, newRow: false });
     if (refusal) throw refusal.error;
