@@ -294,7 +294,14 @@ export function apiPaths(): Json {
           },
         },
         ok: ["201", "Created workspace, roster importing.", ref("Competitor")],
-        extra: { "409": mismatch },
+        extra: {
+          "200": {
+            description:
+              "The company page is tracked already (emulator choice): the existing workspace, unchanged; nothing is created or billed.",
+            content: json(ref("Competitor")),
+          },
+          "409": mismatch,
+        },
       }),
     },
     "/competitors/{id}": {

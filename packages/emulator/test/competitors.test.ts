@@ -320,9 +320,30 @@ describe("4.5 choices where the spec is silent (README)", () => {
     expect(c.name).toBe("Umbrella Corp");
   });
 
-  it("4.5 the same company page twice makes a second workspace", async () => {
+  it("4.5 the same company page again answers 200 with the existing workspace: nothing created, imported or billed twice", async () => {
     const a = await create({ companyNetworkUrl: page("twice-co"), name: "Twice Co" });
-    const b = await create({ companyNetworkUrl: page("twice-co"), name: "Twice Co" });
-    expect(a.id).not.toBe(b.id);
+    const people = await settleImport(num(a.id));
+    const seats = await seatsBillable();
+    expect(seats).toBe(people.length);
+    const again = await w.post("/competitors", {
+      companyNetworkUrl: "http://linkedin.com/company/Twice-Co/",
+      name: "Twice Co",
+      roleFilters: ["sales"],
+    });
+    expect(again.status).toBe(200);
+    expect(again.json).toMatchObject({ id: a.id, roleFilters: [], importing: false });
+    await w.advanceClock(5);
+    expect(asArray((await w.get("/competitors")).body).map((c) => c.id)).toEqual([a.id]);
+    expect(await seatsBillable()).toBe(seats);
+    // the brand check still comes first; once erased, the page can be tracked anew
+    expectError(
+      await w.post("/competitors", { companyNetworkUrl: page("twice-co"), name: "Other Brand" }),
+      409,
+      "COMPETITOR_IDENTITY_MISMATCH",
+    );
+    await w.delete(`/competitors/${String(a.id)}`);
+    const fresh = await w.post("/competitors", { companyNetworkUrl: page("twice-co") });
+    expect(fresh.status).toBe(201);
+    expect(fresh.json.id).not.toBe(a.id);
   });
 });

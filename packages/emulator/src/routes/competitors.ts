@@ -65,6 +65,9 @@ export const competitorRoutes: Route[] = [
           { resolvedCompany: { name: resolved } },
         );
       }
+      // The page is tracked already: its workspace, unchanged (no second, double-billed one).
+      const existing = em.state.competitorsOf(key.organizationId).find((c) => c.companyNetworkUrl === page.canonical);
+      if (existing) return ok(competitorView(em, existing), 200);
       const blocked = chargeBlock(em, key.organizationId, now);
       if (blocked) throw blocked;
       const org: OrganizationRecord = {
