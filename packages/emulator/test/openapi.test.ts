@@ -68,6 +68,19 @@ function collectRefs(node: unknown, out: string[]): void {
   }
 }
 
+/** Paths (dotted) of every `key` under `node`, following $refs into `doc`. */
+function collectKeys(node: unknown, key: string, out: string[], doc: JsonObject, at = ""): void {
+  if (Array.isArray(node)) {
+    for (const [i, v] of node.entries()) collectKeys(v, key, out, doc, `${at}[${i}]`);
+  } else if (typeof node === "object" && node !== null) {
+    for (const [k, v] of Object.entries(node)) {
+      if (k === key) out.push(`${at}.${k}`);
+      if (k === "$ref" && typeof v === "string") collectKeys(resolve(doc, v), key, out, doc, `${at}->${v}`);
+      else collectKeys(v, key, out, doc, `${at}.${k}`);
+    }
+  }
+}
+
 function resolve(doc: JsonObject, ref: string): unknown {
   let node: unknown = doc;
   for (const part of ref.replace(/^#\//, "").split("/")) {
@@ -124,6 +137,26 @@ describe("9 versioning / 4 OpenAPI description", () => {
     const employee = obj(obj(obj(obj(await served()).components).schemas).Employee);
     expect(obj(employee.properties).trackingStartedAt).toMatchObject({ type: "string", format: "date-time" });
     expect(employee.required).not.toContain("trackingStartedAt");
+  });
+
+  it("4 PATCH request bodies declare no defaults: an omitted property is left as it is, never reset", async () => {
+    const doc = await served();
+    const patches = OPERATIONS.filter(([method]) => method === "patch");
+    expect(patches.map(([, path]) => path)).toEqual([
+      "/organization",
+      "/employees/{id}",
+      "/competitors/{id}",
+      "/webhooks/{id}",
+    ]);
+    for (const [method, path] of patches) {
+      const defaults: string[] = [];
+      collectKeys(obj(operation(doc, method, path).requestBody), "default", defaults, doc);
+      expect(defaults, `${method} ${path}`).toEqual([]);
+    }
+    // the POST that creates an endpoint keeps its documented defaults (spec 4.6)
+    const post: string[] = [];
+    collectKeys(obj(operation(doc, "post", "/webhooks").requestBody), "default", post, doc);
+    expect(post.length).toBeGreaterThan(0);
   });
 
   it("6 webhook events are described under webhooks with the signature header", async () => {
