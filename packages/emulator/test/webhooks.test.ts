@@ -88,6 +88,36 @@ describe("4.6 POST /webhooks", () => {
     }
   });
 
+  it("6.5 rule 5 the root dot, reserved IPv4 ranges and IPv4 in any form are refused; public IPv6 is admitted", async () => {
+    const strict = await bootEmulator({ seed: "empty", allowLoopbackWebhooks: false });
+    try {
+      for (const url of [
+        "https://localhost./x",
+        "https://intranet./x",
+        "https://198.18.0.1/x",
+        "https://192.0.2.1/x",
+        "https://203.0.113.9/x",
+        "https://2130706433/x",
+        "https://0x7f.1/x",
+        "https://0177.0.0.1/x",
+        "https://[fd00::1]/x",
+        "https://[2001:db8::1]/x",
+        "https://[::ffff:10.0.0.1]/x",
+      ]) {
+        expectInvalid(await strict.post("/webhooks", { url }), "url");
+      }
+      for (const url of [
+        "https://[2606:4700:4700::1111]/x",
+        "https://93.184.215.14/x",
+        "https://hooks.example.com./x",
+      ]) {
+        expect((await strict.post("/webhooks", { url })).status, url).toBe(201);
+      }
+    } finally {
+      await strict.close();
+    }
+  });
+
   it("4.6 url required, sensitivity 1..5, booleans typed: 400 INVALID_BODY naming the parameter", async () => {
     expectInvalid(await w.post("/webhooks", {}), "url");
     expectInvalid(
