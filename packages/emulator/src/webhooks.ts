@@ -11,8 +11,13 @@ import {
 
 /** Webhook rules of spec 6: signatures, sensitivity, URL admission, event bodies. */
 
-/** Emulator choice (spec 6.5.4 "not shown"): consecutive failed attempts before auto-disable. */
-export const AUTO_DISABLE_AFTER = 10;
+/**
+ * Emulator choice (spec 6.5.4 "many consecutive failed deliveries", count not shown): an endpoint is
+ * disabled once this many events in a row failed every attempt made for them ...
+ */
+export const AUTO_DISABLE_EVENTS = 5;
+/** ... and the failures have gone on for at least a day (a brief outage never disables). */
+export const AUTO_DISABLE_SPAN_MS = 24 * 3_600_000;
 export const MAX_RECENT_DELIVERIES = 20;
 /** Delays before attempts 2..6 (spec 6.5.3). */
 export const RETRY_DELAYS_MS = [5 * 60_000, 30 * 60_000, 2 * 3_600_000, 8 * 3_600_000, 24 * 3_600_000] as const;
@@ -136,6 +141,8 @@ export function endpointView(ep: WebhookEndpointRecord) {
     createdAt: iso(ep.createdAt),
     health: {
       consecutiveFailures: ep.consecutiveFailures,
+      consecutiveFailedEvents: ep.failedEventIds.length,
+      failingSince: ep.failingSince === null ? null : iso(ep.failingSince),
       disabledReason: ep.disabledReason,
       lastDeliveryAt: ep.lastDeliveryAt === null ? null : iso(ep.lastDeliveryAt),
       lastStatus: ep.lastStatus,
