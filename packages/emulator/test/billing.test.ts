@@ -181,6 +181,23 @@ describe("8 seat settlement / 3.4 billing block", () => {
     expect(num(s.unbilledSeats)).toBeLessThan(10);
   });
 
+  it("8 any next add charges a due batch, an untracked one too; 3.4 a single retryable decline blocks nothing", async () => {
+    await addTracked(10);
+    expect(obj((await billing()).seatSettlement)).toMatchObject({ unbilledSeats: 10, seatsUntilNextCharge: 0 });
+    await w.setBilling({ chargeFails: "retryable" });
+    // the charge meets one retryable decline: the add goes through, the batch stays unbilled
+    expect((await w.post("/employees", { networkUrl: profileUrl(), tracked: false })).status).toBe(201);
+    expect(obj((await billing()).seatSettlement)).toMatchObject({ unbilledSeats: 10, chargeFailed: false });
+    // the following add (untracked again) charges it
+    expect((await w.post("/employees", { networkUrl: profileUrl(), tracked: false })).status).toBe(201);
+    expect(obj((await billing()).seatSettlement)).toMatchObject({
+      unbilledSeats: 0,
+      estimatedUnbilledUsd: 0,
+      seatsUntilNextCharge: 10,
+      chargeFailed: false,
+    });
+  });
+
   it("3.4 a declined batch charge sets chargeFailed; every add gets 402 SEAT_CHARGE_FAILED; tracked stay tracked", async () => {
     await w.setBilling({ chargeFails: true });
     await addTracked(10);

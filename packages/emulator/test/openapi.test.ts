@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
 import { openApiDocument } from "../src/openapi.js";
+import { openApiProblems } from "./support/openapi-lint.js";
 import { checkSchema, responseSchema } from "./support/schema-check.js";
 import { asArray, bootEmulator, type JsonObject, obj, profileUrl, sharedEmulator } from "./support/wire.js";
 
@@ -102,6 +103,30 @@ describe("9 versioning / 4 OpenAPI description", () => {
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type") ?? "").toMatch(/yaml/);
     expect(parseYaml(res.text)).toEqual(await served());
+  });
+
+  it("9.3 the document is structurally valid OpenAPI 3.1 (ids, path parameters, responses, refs, no 3.0 keywords)", async () => {
+    const doc = await served();
+    expect(openApiProblems(doc)).toEqual([]);
+    // the check itself catches each kind of breakage
+    const broken = JSON.parse(JSON.stringify(doc)) as JsonObject;
+    const paths = obj(broken.paths);
+    const getEmployee = obj(obj(paths["/employees/{id}"]).get);
+    getEmployee.parameters = [];
+    getEmployee.operationId = "getMe";
+    delete obj(obj(getEmployee.responses)["200"]).description;
+    obj(obj(obj(broken.components).schemas).Employee).nullable = true;
+    obj(obj(paths["/me"]).get).responses = { "200": { $ref: "#/components/responses/Nope" } };
+    broken.openapi = "3.0.3";
+    expect(openApiProblems(broken)).toEqual([
+      "openapi is 3.0.3",
+      "paths /me get 200: response without a description",
+      "paths /employees/{id} get: operationId getMe is not unique",
+      "paths /employees/{id} get 200: response without a description",
+      "paths /employees/{id} get: path parameter id is not declared",
+      "#/paths//me/get/responses/200: $ref #/components/responses/Nope does not resolve",
+      expect.stringMatching(/^#\/components\/schemas\/Employee: nullable is OpenAPI 3\.0/),
+    ]);
   });
 
   it("4 the served document is openApiDocument()", async () => {
