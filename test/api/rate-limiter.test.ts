@@ -75,6 +75,41 @@ describe("RateLimiter", () => {
     expect(clock.now()).toBeLessThan(4 * 60_000);
   });
 
+  it("stays inside the service's sliding window under mixed poll and bulk load, idle gaps and a pause", async () => {
+    // The service (and its emulator) counts accepted requests in every window [t, t + 60 s).
+    const clock = manualClock();
+    const limiter = new RateLimiter({ requestsPerMinute: 120, ...clock });
+    let seed = 11;
+    const random = () => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+      return seed / 2_147_483_648;
+    };
+    const times: number[] = [];
+    const worker = async (priority: "poll" | "bulk", count: number) => {
+      for (let i = 0; i < count; i += 1) {
+        if (random() < 0.04) await clock.sleep(Math.floor(random() * 90_000));
+        await limiter.acquire(priority);
+        times.push(clock.now());
+        if (priority === "poll" && i === 100) limiter.pause(5_000);
+      }
+    };
+    let finished = false;
+    const work = Promise.all([worker("poll", 250), worker("bulk", 250)]).then(() => {
+      finished = true;
+    });
+    while (!finished) await clock.advance(250);
+    await work;
+    times.sort((a, b) => a - b);
+    let worst = 0;
+    let end = 0;
+    for (let start = 0; start < times.length; start += 1) {
+      while (end < times.length && (times[end] ?? 0) < (times[start] ?? 0) + 60_000) end += 1;
+      worst = Math.max(worst, end - start);
+    }
+    expect(times).toHaveLength(500);
+    expect(worst).toBeLessThanOrEqual(120);
+  });
+
   it("keeps the reserved share for poll: bulk waits, poll goes through", async () => {
     const clock = manualClock();
     const limiter = new RateLimiter({ requestsPerMinute: 120, reservedShare: 0.25, ...clock });

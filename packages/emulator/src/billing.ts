@@ -202,7 +202,8 @@ export function billingView(acc: BillingAccount, now: number, organizationId: nu
       onFreeTrial: trial,
       endsAt: acc.trialEndsAt === null ? null : iso(acc.trialEndsAt),
       seatLimit: TRIAL_SEAT_LIMIT,
-      seatsLeft: trial ? Math.max(0, TRIAL_SEAT_LIMIT - counts.inThisOrganization) : null,
+      // The trial's 100 count across the company and its competitor workspaces (spec 8 "through any door").
+      seatsLeft: trial ? Math.max(0, TRIAL_SEAT_LIMIT - counts.billable) : null,
     },
     seatSettlement: settlementView(acc, now),
     apiSeatAllowance: seatAllowance(acc, now),

@@ -1,4 +1,5 @@
-import { onTrial, recordSeat, WORKSPACE_TRIAL_ALLOWANCE } from "./billing.js";
+import { trialRoom } from "./admission.js";
+import { recordSeat } from "./billing.js";
 import type { EmulatorWorld } from "./emulator-world.js";
 import type { OrganizationRecord } from "./model.js";
 import { generatedPerson, matchesRoleFilters, personaFor } from "./persona.js";
@@ -13,8 +14,9 @@ export function companyRoster(companySlug: string): Array<{ name: string; slug: 
 
 /**
  * Background roster import of a competitor workspace (spec 3.2): adds the people matching the
- * role filters who are not there yet, tracked unless the workspace is paused or its trial
- * allowance is spent. Imports do not count against the API allowances.
+ * role filters who are not there yet, tracked unless the workspace is paused or the trial has no
+ * room left (its 100 in total or the workspace's allowance, `trialRoom`). People imported while
+ * paused join those tracked again on resume. Imports do not count against the API allowances.
  */
 export function runRosterImport(em: EmulatorWorld, org: OrganizationRecord, now: number): number {
   const slug = org.networkId ?? "";
@@ -24,9 +26,8 @@ export function runRosterImport(em: EmulatorWorld, org: OrganizationRecord, now:
     const canonicalUrl = `https://www.linkedin.com/in/${person.slug}`;
     if (em.state.findByUrl(org.id, canonicalUrl)) continue;
     if (!matchesRoleFilters(personaFor(person.slug), org.roleFilters)) continue;
-    const trialFull = onTrial(acc, now) && em.state.trackedIn(org.id) >= WORKSPACE_TRIAL_ALLOWANCE;
-    const tracked = !org.paused && !trialFull;
-    em.state.insertEmployee({
+    const tracked = !org.paused && trialRoom(em, org, now) > 0;
+    const emp = em.state.insertEmployee({
       organizationId: org.id,
       networkUrl: canonicalUrl,
       canonicalUrl,
@@ -37,6 +38,8 @@ export function runRosterImport(em: EmulatorWorld, org: OrganizationRecord, now:
       importReadyAt: null,
     });
     if (tracked) recordSeat(acc, now, false);
+    // Imported while paused: tracked when the workspace resumes (monitoring and billing return).
+    else if (org.paused) org.pausedTrackedIds.push(emp.id);
     added++;
   }
   return added;

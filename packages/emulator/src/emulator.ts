@@ -128,9 +128,14 @@ export class Emulator {
   settle(): void {
     const now = this.clock.now();
     this.state.settleImports(now);
-    const due = this.state.rosterImports.filter((j) => j.readyAt <= now);
+    // A roster import adds people: while its company's adds are blocked (spec 3.4) it waits.
+    const runs = (j: { orgId: number; readyAt: number }) => {
+      const org = this.state.orgs.get(j.orgId);
+      return j.readyAt <= now && !(org && this.account(org.companyId).chargeFailed);
+    };
+    const due = this.state.rosterImports.filter(runs);
     if (due.length > 0) {
-      this.state.rosterImports = this.state.rosterImports.filter((j) => j.readyAt > now);
+      this.state.rosterImports = this.state.rosterImports.filter((j) => !runs(j));
       for (const job of due) {
         const org = this.state.orgs.get(job.orgId);
         if (org) runRosterImport(this, org, now);

@@ -133,7 +133,12 @@ export interface WebhookEndpointRecord {
   poachingOpportunitySensitivity: number;
   secret: string;
   createdAt: number;
+  /** Failed attempts since the last successful one (or creation, or re-enabling). */
   consecutiveFailures: number;
+  /** When the current failure streak began (its first failed attempt); null while delivering. */
+  failingSince: number | null;
+  /** Distinct events with a failed attempt in the current streak, in order. */
+  failedEventIds: string[];
   disabledReason: string | null;
   lastDeliveryAt: number | null;
   lastStatus: "succeeded" | "failed" | null;

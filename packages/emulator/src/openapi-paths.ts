@@ -91,9 +91,18 @@ const busy: Json = {
   content: json(ref("Error")),
 };
 
-const webhookProps: Json = {
+/** Endpoint properties as PATCH takes them: no defaults, an omitted property stays as it is. */
+const webhookPatchProps: Json = {
   url: { type: "string", format: "uri", description: "Public HTTPS on the default port." },
   description: { type: "string" },
+  employeeWarnings: { type: "boolean" },
+  poachingOpportunities: { type: "boolean" },
+  employeeWarningSensitivity: { type: "integer", minimum: 1, maximum: 5 },
+  poachingOpportunitySensitivity: { type: "integer", minimum: 1, maximum: 5 },
+};
+/** The same on creation, with the defaults of spec 4.6. */
+const webhookProps: Json = {
+  ...webhookPatchProps,
   employeeWarnings: { type: "boolean", default: true },
   poachingOpportunities: { type: "boolean", default: true },
   employeeWarningSensitivity: { type: "integer", minimum: 1, maximum: 5, default: 3 },
@@ -294,7 +303,14 @@ export function apiPaths(): Json {
           },
         },
         ok: ["201", "Created workspace, roster importing.", ref("Competitor")],
-        extra: { "409": mismatch },
+        extra: {
+          "200": {
+            description:
+              "The company page is tracked already (emulator choice): the existing workspace, unchanged; nothing is created or billed.",
+            content: json(ref("Competitor")),
+          },
+          "409": mismatch,
+        },
       }),
     },
     "/competitors/{id}": {
@@ -360,7 +376,7 @@ export function apiPaths(): Json {
           type: "object",
           minProperties: 1,
           properties: {
-            ...webhookProps,
+            ...webhookPatchProps,
             enabled: { type: "boolean", description: "true clears the failure counter." },
           },
         },

@@ -33,7 +33,20 @@ const employeeSummary: Json = {
 const webhookHealth: Json = {
   type: "object",
   properties: {
-    consecutiveFailures: { type: "integer", minimum: 0 },
+    consecutiveFailures: {
+      type: "integer",
+      minimum: 0,
+      description: "Failed attempts since the last successful one (or re-enabling).",
+    },
+    consecutiveFailedEvents: {
+      type: "integer",
+      minimum: 0,
+      description: "Events in a row whose every attempt failed; 5 over at least 24 h disable the endpoint.",
+    },
+    failingSince: nullable("string", {
+      format: "date-time",
+      description: "First failed attempt of the current streak; null while deliveries succeed.",
+    }),
     disabledReason: nullable("string", { description: "Why the endpoint was disabled (automatic or manual)." }),
     lastDeliveryAt: nullableDateTime,
     lastStatus: nullable("string", { enum: ["succeeded", "failed", null] }),
@@ -183,7 +196,10 @@ export function componentSchemas(): Json {
         profileImageUrl: nullable("string", { format: "uri" }),
         tracked: { type: "boolean" },
         status: { type: "string", enum: ["active", "importing", "archived"] },
-        trackingStartedAt: nullableDateTime,
+        trackingStartedAt: {
+          ...dateTime,
+          description: "Start of the latest tracking window; absent for someone never tracked.",
+        },
         createdAt: dateTime,
         latestChange: ref("LatestChange"),
       },

@@ -139,20 +139,26 @@ export class EmulatorState {
       const emp = this.employees.get(id);
       if (emp && emp.importReadyAt !== null && emp.importReadyAt > now) break;
       done++;
-      if (!emp || emp.importReadyAt === null) continue;
-      const persona = personaFor(emp.slug);
-      emp.name = personNameFromSlug(emp.slug);
-      emp.title = persona.title;
-      emp.department = persona.department;
-      emp.location = persona.location;
-      emp.profileImageUrl = profileImageFor(emp.slug);
-      emp.importReadyAt = null;
-      if (emp.status === "importing") emp.status = "active";
+      if (emp) this.finishImport(emp);
     }
     if (done > 0) {
       this.pendingImports.splice(0, done);
       this.version++;
     }
+  }
+
+  /** Completes one person's first profile fetch now (no-op when it is done): name, photo and attributes. */
+  finishImport(emp: EmployeeRecord): void {
+    if (emp.importReadyAt === null) return;
+    const persona = personaFor(emp.slug);
+    emp.name = personNameFromSlug(emp.slug);
+    emp.title = persona.title;
+    emp.department = persona.department;
+    emp.location = persona.location;
+    emp.profileImageUrl = profileImageFor(emp.slug);
+    emp.importReadyAt = null;
+    if (emp.status === "importing") emp.status = "active";
+    this.version++;
   }
 
   addChange(change: ChangeRecord): void {

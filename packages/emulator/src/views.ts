@@ -37,7 +37,8 @@ export function employeeView(em: EmulatorWorld, emp: EmployeeRecord) {
     profileImageUrl: emp.profileImageUrl,
     tracked: emp.tracked,
     status: emp.status,
-    trackingStartedAt: emp.trackingStartedAt === null ? null : iso(emp.trackingStartedAt),
+    // Spec 2.7 types it a date-time (not nullable): absent for someone never tracked.
+    ...(emp.trackingStartedAt === null ? {} : { trackingStartedAt: iso(emp.trackingStartedAt) }),
     createdAt: iso(emp.createdAt),
     latestChange: latestChange(em, emp),
   };

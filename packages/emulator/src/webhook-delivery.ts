@@ -3,7 +3,8 @@ import type { VirtualClock } from "./clock.js";
 import type { EmulatorLogger } from "./logger.js";
 import type { DeliveryRecord, WebhookEndpointRecord } from "./model.js";
 import {
-  AUTO_DISABLE_AFTER,
+  AUTO_DISABLE_EVENTS,
+  AUTO_DISABLE_SPAN_MS,
   DELIVERY_TIMEOUT_MS,
   MAX_RECENT_DELIVERIES,
   RETRY_DELAYS_MS,
@@ -22,8 +23,9 @@ interface PendingAttempt {
 
 /**
  * Sends events to endpoints: first attempt immediately, then retries 5m/30m/2h/8h/24h on the
- * virtual clock (6 attempts), 10 s timeout, redirects never followed, auto-disable after
- * AUTO_DISABLE_AFTER consecutive failed attempts, last 20 attempts kept as delivery health.
+ * virtual clock (6 attempts), 10 s timeout, redirects never followed, auto-disable once
+ * AUTO_DISABLE_EVENTS events in a row failed over at least AUTO_DISABLE_SPAN_MS, last 20 attempts
+ * kept as delivery health.
  */
 export class WebhookDispatcher {
   private queue: PendingAttempt[] = [];
@@ -164,14 +166,20 @@ export class WebhookDispatcher {
     ep.lastDeliveryAt = now;
     ep.lastStatus = error === null ? "succeeded" : "failed";
     if (error === null) {
+      // Any success ends the failure streak.
       ep.consecutiveFailures = 0;
+      ep.failingSince = null;
+      ep.failedEventIds = [];
       return;
     }
     ep.consecutiveFailures += 1;
+    ep.failingSince ??= now;
+    if (!ep.failedEventIds.includes(p.eventId)) ep.failedEventIds.push(p.eventId);
     this.logger.debug({ endpoint: ep.id, eventId: p.eventId, attempt: p.attempt, error }, "webhook delivery failed");
-    if (ep.consecutiveFailures >= AUTO_DISABLE_AFTER) {
+    const events = ep.failedEventIds.length;
+    if (events >= AUTO_DISABLE_EVENTS && now - ep.failingSince >= AUTO_DISABLE_SPAN_MS) {
       ep.enabled = false;
-      ep.disabledReason = `disabled after ${ep.consecutiveFailures} consecutive failed deliveries`;
+      ep.disabledReason = `disabled after ${events} events in a row failed every attempt since ${new Date(ep.failingSince).toISOString()}`;
       this.dropEndpoint(ep.id);
       return;
     }

@@ -181,6 +181,23 @@ describe("8 seat settlement / 3.4 billing block", () => {
     expect(num(s.unbilledSeats)).toBeLessThan(10);
   });
 
+  it("8 any next add charges a due batch, an untracked one too; 3.4 a single retryable decline blocks nothing", async () => {
+    await addTracked(10);
+    expect(obj((await billing()).seatSettlement)).toMatchObject({ unbilledSeats: 10, seatsUntilNextCharge: 0 });
+    await w.setBilling({ chargeFails: "retryable" });
+    // the charge meets one retryable decline: the add goes through, the batch stays unbilled
+    expect((await w.post("/employees", { networkUrl: profileUrl(), tracked: false })).status).toBe(201);
+    expect(obj((await billing()).seatSettlement)).toMatchObject({ unbilledSeats: 10, chargeFailed: false });
+    // the following add (untracked again) charges it
+    expect((await w.post("/employees", { networkUrl: profileUrl(), tracked: false })).status).toBe(201);
+    expect(obj((await billing()).seatSettlement)).toMatchObject({
+      unbilledSeats: 0,
+      estimatedUnbilledUsd: 0,
+      seatsUntilNextCharge: 10,
+      chargeFailed: false,
+    });
+  });
+
   it("3.4 a declined batch charge sets chargeFailed; every add gets 402 SEAT_CHARGE_FAILED; tracked stay tracked", async () => {
     await w.setBilling({ chargeFails: true });
     await addTracked(10);
@@ -219,6 +236,81 @@ describe("8 seat settlement / 3.4 billing block", () => {
     const res = await w.post("/employees", { networkUrl: profileUrl() });
     expect(res.status, res.text).toBe(201);
     expect(obj((await billing()).seatSettlement).chargeFailed).toBe(false);
+  });
+});
+
+describe("3.4/8 the billing block covers every door that adds seats", () => {
+  const page = (slug: string) => `https://www.linkedin.com/company/${slug}`;
+
+  /** Adds a due batch of 10 and lets the next add meet the armed final decline. */
+  async function blockAdds(): Promise<void> {
+    await addTracked(10);
+    await w.setBilling({ chargeFails: true });
+    expectError(await w.post("/employees", { networkUrl: profileUrl() }), 402, "SEAT_CHARGE_FAILED");
+    expect(obj((await billing()).seatSettlement).chargeFailed).toBe(true);
+  }
+
+  it("3.4 creating a competitor workspace while blocked: 402 SEAT_CHARGE_FAILED, nothing created or imported", async () => {
+    await blockAdds();
+    const before = num(obj((await billing()).seats).billable);
+    expectError(
+      await w.post("/competitors", { companyNetworkUrl: page("blocked-co"), name: "Blocked Co" }),
+      402,
+      "SEAT_CHARGE_FAILED",
+    );
+    await w.advanceClock(5);
+    expect(asArray((await w.get("/competitors")).body)).toHaveLength(0);
+    expect(num(obj((await billing()).seats).billable)).toBe(before);
+    // a payment clears: creation works again
+    await w.setBilling({ chargeFails: false });
+    expect((await w.post("/competitors", { companyNetworkUrl: page("blocked-co") })).status).toBe(201);
+  });
+
+  it("3.4 while blocked a workspace can be paused, but not resumed or retargeted (402); seats stay off", async () => {
+    const c = await w.post("/competitors", { companyNetworkUrl: page("held-co"), name: "Held Co" });
+    const id = num(c.json.id);
+    await w.advanceClock(5);
+    const imported = num((await w.get(`/competitors/${id}`)).json.trackedEmployeeCount);
+    expect(imported).toBeGreaterThan(0);
+    await blockAdds();
+    expect((await w.patch(`/competitors/${id}`, { paused: true })).json).toMatchObject({ paused: true });
+    const billable = num(obj((await billing()).seats).billable);
+    expectError(await w.patch(`/competitors/${id}`, { paused: false }), 402, "SEAT_CHARGE_FAILED");
+    expectError(await w.patch(`/competitors/${id}`, { roleFilters: ["sales"] }), 402, "SEAT_CHARGE_FAILED");
+    await w.advanceClock(5);
+    expect((await w.get(`/competitors/${id}`)).json).toMatchObject({
+      paused: true,
+      roleFilters: [],
+      trackedEmployeeCount: 0,
+    });
+    expect(num(obj((await billing()).seats).billable)).toBe(billable);
+    await w.setBilling({ chargeFails: false });
+    expect((await w.patch(`/competitors/${id}`, { paused: false })).json).toMatchObject({
+      paused: false,
+      trackedEmployeeCount: imported,
+    });
+  });
+
+  it("3.4 a roster import falling due while blocked adds nobody until a payment clears", async () => {
+    const slow = await bootEmulator({ seed: "empty", rateLimitPerMinute: 100_000, importDelayMs: 60_000 });
+    try {
+      const bill = async () => (await slow.get("/billing")).json;
+      const c = await slow.post("/competitors", { companyNetworkUrl: page("late-co"), name: "Late Co" });
+      expect(c.status).toBe(201);
+      const id = num(c.json.id);
+      // a due batch of 10, then the armed final decline blocks adds before the import is due
+      expect((await slow.post("/employees/bulk", { networkUrls: profileUrls(10) })).status).toBe(201);
+      await slow.setBilling({ chargeFails: true });
+      expectError(await slow.post("/employees", { networkUrl: profileUrl() }), 402, "SEAT_CHARGE_FAILED");
+      await slow.advanceClock(61);
+      expect(num(obj((await bill()).seats).billable)).toBe(10);
+      expect((await slow.get(`/competitors/${id}`)).json).toMatchObject({ trackedEmployeeCount: 0, importing: true });
+      await slow.setBilling({ chargeFails: false });
+      expect(num((await slow.get(`/competitors/${id}`)).json.trackedEmployeeCount)).toBeGreaterThan(0);
+      expect(num(obj((await bill()).seats).billable)).toBeGreaterThan(10);
+    } finally {
+      await slow.close();
+    }
   });
 });
 

@@ -1,6 +1,15 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { expectError, expectInvalid } from "./support/expect-error.js";
-import { asArray, bootEmulator, type JsonObject, num, obj, type Wire } from "./support/wire.js";
+import {
+  asArray,
+  bootEmulator,
+  type JsonObject,
+  num,
+  obj,
+  profileUrl,
+  profileUrls,
+  type Wire,
+} from "./support/wire.js";
 
 let w: Wire;
 beforeEach(async () => {
@@ -175,6 +184,117 @@ describe("4.5 PATCH /competitors/{id}", () => {
   });
 });
 
+describe("3.2 a paused workspace tracks nobody", () => {
+  it("3.2 tracked adds, revives and PATCH tracked:true are refused (400 naming tracked); untracked adds work", async () => {
+    const c = await create({ companyNetworkUrl: page("still-co"), name: "Still Co" });
+    const id = num(c.id);
+    const imported = await settleImport(id);
+    const hook = await w.post("/webhooks", { url: "https://hooks.example.com/paused" });
+    expect(hook.status).toBe(201);
+    expect((await w.patch(`/competitors/${id}`, { paused: true })).status).toBe(200);
+    expectInvalid(await w.post("/employees", { networkUrl: profileUrl(), organizationId: id }), "tracked");
+    expectInvalid(
+      await w.post("/employees", { networkUrl: profileUrl(), organizationId: id, tracked: true }),
+      "tracked",
+    );
+    expectInvalid(await w.post("/employees/bulk", { networkUrls: [profileUrl()], organizationId: id }), "tracked");
+    const untracked = await w.post("/employees", { networkUrl: profileUrl(), organizationId: id, tracked: false });
+    expect(untracked.status).toBe(201);
+    expect(untracked.json.tracked).toBe(false);
+    for (const person of [untracked.json, obj(imported[0])]) {
+      expectInvalid(await w.patch(`/employees/${String(person.id)}`, { tracked: true }), "tracked");
+    }
+    const archived = obj(imported[1]);
+    await w.patch(`/employees/${String(archived.id)}`, { status: "archived" });
+    expectInvalid(await w.patch(`/employees/${String(archived.id)}`, { status: "active", tracked: true }), "tracked");
+    expectInvalid(await w.post("/employees", { networkUrl: archived.networkUrl, organizationId: id }), "tracked");
+    // nobody tracked: no seat, no signal, no poaching event
+    expect((await w.get(`/competitors/${id}`)).json.trackedEmployeeCount).toBe(0);
+    expect(await seatsBillable()).toBe(0);
+    expect((await w.raw("POST", "/_emulator/signals", { organizationId: id, count: 3 })).status).toBe(409);
+    expect((await w.raw("POST", "/_emulator/signals", { employeeId: untracked.json.id })).status).toBe(409);
+    expect((await w.get("/changes", { query: { organizationId: id } })).json.total).toBe(0);
+    const health = obj(asArray((await w.get("/webhooks")).body).map((e) => obj(e.health))[0]);
+    expect(health.recentDeliveries).toEqual([]);
+  });
+});
+
+describe("8 free trial: at most 100 tracked people through any door", () => {
+  async function addOwnTracked(n: number): Promise<void> {
+    for (let left = n; left > 0; left -= 50) {
+      const res = await w.post("/employees/bulk", { networkUrls: profileUrls(Math.min(50, left)) });
+      expect(res.status, res.text).toBe(201);
+    }
+  }
+
+  it("8 a workspace's roster import stops tracking where the trial's 100 in total are reached", async () => {
+    await w.setBilling({ trial: true });
+    await addOwnTracked(90);
+    const c = await create({ companyNetworkUrl: page("crowded-co"), name: "Crowded Co" });
+    const id = num(c.id);
+    const people = await settleImport(id);
+    // 30+ people on the page, a workspace allowance of 25, but only 10 left of the trial's 100
+    expect(people.filter((p) => p.tracked === true)).toHaveLength(10);
+    expect(await seatsBillable()).toBe(100);
+    const trial = obj((await w.get("/billing")).json.trial);
+    expect(trial).toMatchObject({ onFreeTrial: true, seatLimit: 100, seatsLeft: 0 });
+    expectError(
+      await w.post("/employees", { networkUrl: profileUrl(), organizationId: id }),
+      402,
+      "TRIAL_LIMIT_REACHED",
+    );
+    const untracked = obj(people.find((p) => p.tracked === false));
+    expectError(await w.patch(`/employees/${String(untracked.id)}`, { tracked: true }), 402, "TRIAL_LIMIT_REACHED");
+  });
+
+  it("8 resuming on a trial re-tracks only what the workspace allowance and the 100 in total leave", async () => {
+    await addOwnTracked(60);
+    const ids: number[] = [];
+    for (const slug of ["resume-one", "resume-two"]) {
+      const c = await create({ companyNetworkUrl: page(slug) });
+      ids.push(num(c.id));
+      const people = await settleImport(num(c.id));
+      expect(people.filter((p) => p.tracked === true).length).toBeGreaterThan(25);
+      expect((await w.patch(`/competitors/${String(c.id)}`, { paused: true })).status).toBe(200);
+    }
+    await w.setBilling({ trial: true });
+    const [one, two] = ids as [number, number];
+    // the workspace allowance (25) binds first, then the trial's 100 in total (100 - 60 - 25 = 15)
+    expect((await w.patch(`/competitors/${one}`, { paused: false })).json).toMatchObject({ trackedEmployeeCount: 25 });
+    expect((await w.patch(`/competitors/${two}`, { paused: false })).json).toMatchObject({ trackedEmployeeCount: 15 });
+    expect(await seatsBillable()).toBe(100);
+    expect(obj((await w.get("/billing")).json.trial).seatsLeft).toBe(0);
+  });
+});
+
+describe("3.2 resume brings monitoring and billing back", () => {
+  it("3.2 people imported by a role-filter change made while paused are tracked on resume", async () => {
+    const c = await create({ companyNetworkUrl: page("shifting-co"), name: "Shifting Co", roleFilters: ["sales"] });
+    const id = num(c.id);
+    const before = await settleImport(id);
+    expect((await w.patch(`/competitors/${id}`, { paused: true })).status).toBe(200);
+    expect((await w.patch(`/competitors/${id}`, { roleFilters: [] })).status).toBe(200);
+    const whilePaused = await settleImport(id);
+    expect(whilePaused.length).toBeGreaterThan(before.length);
+    expect(whilePaused.every((p) => p.tracked === false)).toBe(true);
+    const resumed = await w.patch(`/competitors/${id}`, { paused: false });
+    expect(resumed.json).toMatchObject({ paused: false, trackedEmployeeCount: whilePaused.length });
+    expect(await seatsBillable()).toBe(whilePaused.length);
+  });
+
+  it("3.2 someone untracked on purpose while paused stays untracked after resume", async () => {
+    const c = await create({ companyNetworkUrl: page("choosy-co"), name: "Choosy Co" });
+    const id = num(c.id);
+    const people = await settleImport(id);
+    expect((await w.patch(`/competitors/${id}`, { paused: true })).status).toBe(200);
+    const dropped = obj(people[0]);
+    expect((await w.patch(`/employees/${String(dropped.id)}`, { tracked: false })).status).toBe(200);
+    await w.patch(`/competitors/${id}`, { paused: false });
+    expect((await w.get(`/employees/${String(dropped.id)}`)).json.tracked).toBe(false);
+    expect((await w.get(`/competitors/${id}`)).json.trackedEmployeeCount).toBe(people.length - 1);
+  });
+});
+
 describe("4.5 DELETE /competitors/{id}", () => {
   it("3.2 erases workspace, its people and their history, releases seats; body {id, deleted:true}", async () => {
     const c = await create({ companyNetworkUrl: page("gone-co"), name: "Gone Co" });
@@ -200,9 +320,30 @@ describe("4.5 choices where the spec is silent (README)", () => {
     expect(c.name).toBe("Umbrella Corp");
   });
 
-  it("4.5 the same company page twice makes a second workspace", async () => {
+  it("4.5 the same company page again answers 200 with the existing workspace: nothing created, imported or billed twice", async () => {
     const a = await create({ companyNetworkUrl: page("twice-co"), name: "Twice Co" });
-    const b = await create({ companyNetworkUrl: page("twice-co"), name: "Twice Co" });
-    expect(a.id).not.toBe(b.id);
+    const people = await settleImport(num(a.id));
+    const seats = await seatsBillable();
+    expect(seats).toBe(people.length);
+    const again = await w.post("/competitors", {
+      companyNetworkUrl: "http://linkedin.com/company/Twice-Co/",
+      name: "Twice Co",
+      roleFilters: ["sales"],
+    });
+    expect(again.status).toBe(200);
+    expect(again.json).toMatchObject({ id: a.id, roleFilters: [], importing: false });
+    await w.advanceClock(5);
+    expect(asArray((await w.get("/competitors")).body).map((c) => c.id)).toEqual([a.id]);
+    expect(await seatsBillable()).toBe(seats);
+    // the brand check still comes first; once erased, the page can be tracked anew
+    expectError(
+      await w.post("/competitors", { companyNetworkUrl: page("twice-co"), name: "Other Brand" }),
+      409,
+      "COMPETITOR_IDENTITY_MISMATCH",
+    );
+    await w.delete(`/competitors/${String(a.id)}`);
+    const fresh = await w.post("/competitors", { companyNetworkUrl: page("twice-co") });
+    expect(fresh.status).toBe(201);
+    expect(fresh.json.id).not.toBe(a.id);
   });
 });

@@ -109,6 +109,20 @@ describe("4.3 POST /employees", () => {
   });
 });
 
+describe("2.7 trackingStartedAt", () => {
+  it("2.7 a date-time once tracked; absent (never null) for someone never tracked", async () => {
+    const never = await addPerson(w, { tracked: false });
+    expect(never).not.toHaveProperty("trackingStartedAt");
+    const listed = asArray((await w.get("/employees")).json.items).find((e) => e.id === never.id);
+    expect(obj(listed)).not.toHaveProperty("trackingStartedAt");
+    const tracked = await w.patch(`/employees/${String(never.id)}`, { tracked: true });
+    expect(Number.isNaN(Date.parse(String(tracked.json.trackingStartedAt)))).toBe(false);
+    // untracking keeps the last start
+    const untracked = await w.patch(`/employees/${String(never.id)}`, { tracked: false });
+    expect(untracked.json.trackingStartedAt).toBe(tracked.json.trackingStartedAt);
+  });
+});
+
 describe("4.3 GET /employees/{id}", () => {
   it("4.3 200 Employee of the own roster; 404 for an unknown id", async () => {
     const created = await addPerson(w);
@@ -174,6 +188,41 @@ describe("4.3 PATCH /employees/{id}", () => {
     expect(res.status).toBe(200);
     expect(res.json).toMatchObject({ status: "active", tracked: true });
     expect(await seatsInOrganization(w)).toBe(1);
+  });
+
+  it("3.1 status:active answers active even when the first profile fetch had not finished (it completes)", async () => {
+    const slow = await bootEmulator({ seed: "empty", importDelayMs: 3_600_000 });
+    try {
+      const p = await slow.post("/employees", { networkUrl: profileUrl("slow-fetch"), name: "Temp Name" });
+      expect(p.json.status).toBe("importing");
+      await slow.patch(`/employees/${String(p.json.id)}`, { status: "archived" });
+      const res = await slow.patch(`/employees/${String(p.json.id)}`, { status: "active" });
+      expect(res.status).toBe(200);
+      expect(res.json).toMatchObject({ status: "active", tracked: false });
+      expect(res.json.name).not.toBe("Temp Name");
+      expect(typeof res.json.profileImageUrl).toBe("string");
+      await slow.advanceClock(3_600);
+      expect((await slow.get(`/employees/${String(p.json.id)}`)).json).toMatchObject({
+        status: "active",
+        name: res.json.name,
+      });
+    } finally {
+      await slow.close();
+    }
+  });
+
+  it("3.1 tracked:true on an archived person: 400 naming tracked (README); it stays archived, untracked, seatless", async () => {
+    const p = await addPerson(w);
+    await w.patch(`/employees/${String(p.id)}`, { status: "archived" });
+    expectInvalid(await w.patch(`/employees/${String(p.id)}`, { tracked: true }), "tracked");
+    expect((await w.get(`/employees/${String(p.id)}`)).json).toMatchObject({ status: "archived", tracked: false });
+    expect(await seatsInOrganization(w)).toBe(0);
+    expect((await w.raw("POST", "/_emulator/signals", { employeeId: p.id })).status).toBe(409);
+    // tracked:false on an archived person changes nothing and is fine
+    expect((await w.patch(`/employees/${String(p.id)}`, { tracked: false })).json).toMatchObject({
+      status: "archived",
+      tracked: false,
+    });
   });
 
   it("4.3 name and profile URL are not editable", async () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
 import { openApiDocument } from "../src/openapi.js";
+import { openApiProblems } from "./support/openapi-lint.js";
 import { checkSchema, responseSchema } from "./support/schema-check.js";
 import { asArray, bootEmulator, type JsonObject, obj, profileUrl, sharedEmulator } from "./support/wire.js";
 
@@ -68,6 +69,19 @@ function collectRefs(node: unknown, out: string[]): void {
   }
 }
 
+/** Paths (dotted) of every `key` under `node`, following $refs into `doc`. */
+function collectKeys(node: unknown, key: string, out: string[], doc: JsonObject, at = ""): void {
+  if (Array.isArray(node)) {
+    for (const [i, v] of node.entries()) collectKeys(v, key, out, doc, `${at}[${i}]`);
+  } else if (typeof node === "object" && node !== null) {
+    for (const [k, v] of Object.entries(node)) {
+      if (k === key) out.push(`${at}.${k}`);
+      if (k === "$ref" && typeof v === "string") collectKeys(resolve(doc, v), key, out, doc, `${at}->${v}`);
+      else collectKeys(v, key, out, doc, `${at}.${k}`);
+    }
+  }
+}
+
 function resolve(doc: JsonObject, ref: string): unknown {
   let node: unknown = doc;
   for (const part of ref.replace(/^#\//, "").split("/")) {
@@ -89,6 +103,30 @@ describe("9 versioning / 4 OpenAPI description", () => {
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type") ?? "").toMatch(/yaml/);
     expect(parseYaml(res.text)).toEqual(await served());
+  });
+
+  it("9.3 the document is structurally valid OpenAPI 3.1 (ids, path parameters, responses, refs, no 3.0 keywords)", async () => {
+    const doc = await served();
+    expect(openApiProblems(doc)).toEqual([]);
+    // the check itself catches each kind of breakage
+    const broken = JSON.parse(JSON.stringify(doc)) as JsonObject;
+    const paths = obj(broken.paths);
+    const getEmployee = obj(obj(paths["/employees/{id}"]).get);
+    getEmployee.parameters = [];
+    getEmployee.operationId = "getMe";
+    delete obj(obj(getEmployee.responses)["200"]).description;
+    obj(obj(obj(broken.components).schemas).Employee).nullable = true;
+    obj(obj(paths["/me"]).get).responses = { "200": { $ref: "#/components/responses/Nope" } };
+    broken.openapi = "3.0.3";
+    expect(openApiProblems(broken)).toEqual([
+      "openapi is 3.0.3",
+      "paths /me get 200: response without a description",
+      "paths /employees/{id} get: operationId getMe is not unique",
+      "paths /employees/{id} get 200: response without a description",
+      "paths /employees/{id} get: path parameter id is not declared",
+      "#/paths//me/get/responses/200: $ref #/components/responses/Nope does not resolve",
+      expect.stringMatching(/^#\/components\/schemas\/Employee: nullable is OpenAPI 3\.0/),
+    ]);
   });
 
   it("4 the served document is openApiDocument()", async () => {
@@ -118,6 +156,32 @@ describe("9 versioning / 4 OpenAPI description", () => {
     collectRefs(doc, refs);
     expect(refs.length).toBeGreaterThan(20);
     for (const ref of refs) expect(resolve(doc, ref), ref).toBeDefined();
+  });
+
+  it("2.7 Employee.trackingStartedAt is a date-time that is never null (absent when never tracked)", async () => {
+    const employee = obj(obj(obj(obj(await served()).components).schemas).Employee);
+    expect(obj(employee.properties).trackingStartedAt).toMatchObject({ type: "string", format: "date-time" });
+    expect(employee.required).not.toContain("trackingStartedAt");
+  });
+
+  it("4 PATCH request bodies declare no defaults: an omitted property is left as it is, never reset", async () => {
+    const doc = await served();
+    const patches = OPERATIONS.filter(([method]) => method === "patch");
+    expect(patches.map(([, path]) => path)).toEqual([
+      "/organization",
+      "/employees/{id}",
+      "/competitors/{id}",
+      "/webhooks/{id}",
+    ]);
+    for (const [method, path] of patches) {
+      const defaults: string[] = [];
+      collectKeys(obj(operation(doc, method, path).requestBody), "default", defaults, doc);
+      expect(defaults, `${method} ${path}`).toEqual([]);
+    }
+    // the POST that creates an endpoint keeps its documented defaults (spec 4.6)
+    const post: string[] = [];
+    collectKeys(obj(operation(doc, "post", "/webhooks").requestBody), "default", post, doc);
+    expect(post.length).toBeGreaterThan(0);
   });
 
   it("6 webhook events are described under webhooks with the signature header", async () => {

@@ -88,6 +88,36 @@ describe("4.6 POST /webhooks", () => {
     }
   });
 
+  it("6.5 rule 5 the root dot, reserved IPv4 ranges and IPv4 in any form are refused; public IPv6 is admitted", async () => {
+    const strict = await bootEmulator({ seed: "empty", allowLoopbackWebhooks: false });
+    try {
+      for (const url of [
+        "https://localhost./x",
+        "https://intranet./x",
+        "https://198.18.0.1/x",
+        "https://192.0.2.1/x",
+        "https://203.0.113.9/x",
+        "https://2130706433/x",
+        "https://0x7f.1/x",
+        "https://0177.0.0.1/x",
+        "https://[fd00::1]/x",
+        "https://[2001:db8::1]/x",
+        "https://[::ffff:10.0.0.1]/x",
+      ]) {
+        expectInvalid(await strict.post("/webhooks", { url }), "url");
+      }
+      for (const url of [
+        "https://[2606:4700:4700::1111]/x",
+        "https://93.184.215.14/x",
+        "https://hooks.example.com./x",
+      ]) {
+        expect((await strict.post("/webhooks", { url })).status, url).toBe(201);
+      }
+    } finally {
+      await strict.close();
+    }
+  });
+
   it("4.6 url required, sensitivity 1..5, booleans typed: 400 INVALID_BODY naming the parameter", async () => {
     expectInvalid(await w.post("/webhooks", {}), "url");
     expectInvalid(
@@ -295,27 +325,61 @@ describe("6.5 delivery and retry rules", () => {
     expect(await rx.settle()).toBe(2);
   });
 
-  it("3.3/6.5 rule 4 auto-disable after 10 consecutive failures (README); re-enable clears the counter", async () => {
+  it("3.3/6.5 rule 4 a burst of failed events during a brief outage does not disable the endpoint; retries deliver", async () => {
     const ep = await endpoint();
     rx.respondWith(500);
     const p = await trackedPerson();
-    for (let i = 0; i < 10; i += 1) {
-      await w.signals({ employeeId: p.id, riskScore: 0.9 });
-      await rx.waitFor(i + 1);
-    }
-    await rx.settle(50);
+    for (let i = 0; i < 12; i += 1) await w.signals({ employeeId: p.id, riskScore: 0.9 });
+    await rx.waitFor(12);
+    const failing = await listed(ep.id);
+    expect(failing.enabled).toBe(true);
+    expect(obj(failing.health)).toMatchObject({ consecutiveFailures: 12, consecutiveFailedEvents: 12 });
+    rx.respondWith(200);
+    await w.advanceClock(5 * 60 + 1);
+    await rx.waitFor(24);
+    const recovered = await listed(ep.id);
+    expect(recovered.enabled).toBe(true);
+    expect(obj(recovered.health)).toMatchObject({
+      consecutiveFailures: 0,
+      consecutiveFailedEvents: 0,
+      failingSince: null,
+    });
+    expect(new Set(rx.deliveries.slice(12).map((d) => d.body.id)).size).toBe(12);
+  });
+
+  it("3.3/6.5 rule 4 disabled once 5 events in a row failed every attempt over at least 24 h (README); re-enable clears", async () => {
+    const ep = await endpoint();
+    rx.respondWith(500);
+    const p = await trackedPerson();
+    for (let i = 0; i < 4; i += 1) await w.signals({ employeeId: p.id, riskScore: 0.9 });
+    await rx.waitFor(4);
+    // every retry of the 4 events fails too: 24 attempts over 34.5 h, yet only 4 events
+    for (const delay of [5 * 60, 30 * 60, 2 * 3600, 8 * 3600, 24 * 3600]) await w.advanceClock(delay + 1);
+    await rx.waitFor(24);
+    const stillOn = await listed(ep.id);
+    expect(stillOn.enabled).toBe(true);
+    expect(obj(stillOn.health)).toMatchObject({ consecutiveFailures: 24, consecutiveFailedEvents: 4 });
+    expect(typeof obj(stillOn.health).failingSince).toBe("string");
+    // the 5th failed event in a streak that has lasted more than a day disables it
+    await w.signals({ employeeId: p.id, riskScore: 0.9 });
     const disabled = await listed(ep.id);
     expect(disabled.enabled).toBe(false);
-    expect(num(obj(disabled.health).consecutiveFailures)).toBeGreaterThanOrEqual(10);
+    expect(obj(disabled.health)).toMatchObject({ consecutiveFailedEvents: 5, disabledReason: expect.any(String) });
+    // deliveries stop: no retry of the 5th event, nothing new
     const before = rx.deliveries.length;
     await w.signals({ employeeId: p.id, riskScore: 0.9 });
     await w.advanceClock(48 * 3600);
-    expect(await rx.settle()).toBe(before);
+    expect(rx.deliveries.length).toBe(before);
     rx.respondWith(200);
     const res = await w.patch(`/webhooks/${String(ep.id)}`, { enabled: true });
     expect(res.status).toBe(200);
     expect(res.json.enabled).toBe(true);
-    expect(obj(res.json.health).consecutiveFailures).toBe(0);
+    expect(obj(res.json.health)).toMatchObject({
+      consecutiveFailures: 0,
+      consecutiveFailedEvents: 0,
+      failingSince: null,
+      disabledReason: null,
+    });
   });
 
   it("6.5 rule 6 delivery health keeps the last 20 deliveries with status, HTTP code and error", async () => {

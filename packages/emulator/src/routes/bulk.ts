@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { checkAdd, commitAdd, type SkipReason } from "../admission.js";
+import { checkAdd, commitAdd, pausedRefusal, type SkipReason } from "../admission.js";
 import { seatAllowance } from "../billing.js";
 import type { EmployeeRecord } from "../model.js";
 import { parseProfileUrl } from "../profile-url.js";
@@ -30,6 +30,8 @@ export const bulkRoutes: Route[] = [
       const input = parseWith(bulkBody, objectBody(body), "body");
       const org = em.reachableOrg(key, input.organizationId);
       const tracked = input.tracked ?? true;
+      const paused = tracked ? pausedRefusal(org) : null;
+      if (paused) throw paused;
       const added: EmployeeRecord[] = [];
       const skipped: Array<{ networkUrl: string; reason: SkipReason; message: string }> = [];
       const seen = new Set<string>();

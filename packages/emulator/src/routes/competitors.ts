@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { chargeBlock, trialRoom } from "../admission.js";
 import { recordSeat } from "../billing.js";
 import type { Emulator } from "../emulator.js";
 import { HttpError, invalid, notFound } from "../http-error.js";
@@ -64,6 +65,11 @@ export const competitorRoutes: Route[] = [
           { resolvedCompany: { name: resolved } },
         );
       }
+      // The page is tracked already: its workspace, unchanged (no second, double-billed one).
+      const existing = em.state.competitorsOf(key.organizationId).find((c) => c.companyNetworkUrl === page.canonical);
+      if (existing) return ok(competitorView(em, existing), 200);
+      const blocked = chargeBlock(em, key.organizationId, now);
+      if (blocked) throw blocked;
       const org: OrganizationRecord = {
         id: em.state.nextOrgId++,
         name: input.name?.trim() || resolved,
@@ -92,6 +98,11 @@ export const competitorRoutes: Route[] = [
       const patch = parseWith(patchBody, objectBody(body), "body");
       if (patch.paused === undefined && patch.roleFilters === undefined)
         throw invalid('Invalid parameter "body": send at least one of paused, roleFilters.');
+      // Resuming re-tracks people and a role-filter change imports more: both are adds (spec 3.4).
+      if (patch.roleFilters !== undefined || (patch.paused === false && org.paused)) {
+        const blocked = chargeBlock(em, org.companyId, now);
+        if (blocked) throw blocked;
+      }
       if (patch.paused === true && !org.paused) {
         org.paused = true;
         org.pausedTrackedIds = [];
@@ -107,7 +118,8 @@ export const competitorRoutes: Route[] = [
         const acc = em.account(org.companyId);
         for (const id of org.pausedTrackedIds) {
           const emp = em.state.employees.get(id);
-          if (emp && !emp.tracked && emp.status !== "archived") {
+          // On a trial only as many as it has room for come back (spec 8 "through any door").
+          if (emp && !emp.tracked && emp.status !== "archived" && trialRoom(em, org, now) > 0) {
             em.state.setTracked(emp, true, now);
             recordSeat(acc, now, false);
           }

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { z } from "zod";
-import { checkAdd, commitAdd } from "../admission.js";
+import { checkAdd, commitAdd, pausedRefusal } from "../admission.js";
 import type { Emulator } from "../emulator.js";
 import { HttpError, invalid, notFound } from "../http-error.js";
 import type { EmployeeRecord, KeyRecord } from "../model.js";
@@ -86,6 +86,10 @@ async function addEmployee(em: Emulator, key: KeyRecord, body: unknown, now: num
   const url = parseProfileUrl(input.networkUrl);
   if (!url.ok) throw invalid(url.reason);
   const tracked = input.tracked ?? true;
+  if (tracked) {
+    const paused = pausedRefusal(org);
+    if (paused) throw paused;
+  }
   // Concurrent adds hold a per-company reservation for a moment; over the limit answers 503.
   const busy = em.inFlightAdds.get(org.companyId) ?? 0;
   if (busy >= em.config.concurrentAddLimit) {
@@ -160,12 +164,18 @@ function patchEmployee(em: Emulator, emp: EmployeeRecord, body: unknown, now: nu
     throw invalid('Invalid parameter "body": send at least one of tracked, status.');
   const org = em.state.orgs.get(emp.organizationId);
   if (!org) throw notFound("Employee");
+  if (patch.tracked === true) {
+    const paused = pausedRefusal(org);
+    if (paused) throw paused;
+  }
   if (patch.status === "archived") {
     em.state.setTracked(emp, false, now);
     em.state.setStatus(emp, "archived");
     return ok(employeeView(em, emp));
   }
   if (patch.status === "active" && emp.status === "archived") {
+    // Spec 3.1: archived + status:active -> active. A first profile fetch still running completes now.
+    em.state.finishImport(emp);
     if (patch.tracked === true) {
       const refusal = checkAdd(em, org, now, { tracked: true, newRow: false });
       if (refusal) throw refusal.error;
@@ -174,6 +184,12 @@ function patchEmployee(em: Emulator, emp: EmployeeRecord, body: unknown, now: nu
     reviveEmployee(em, emp, patch.tracked === true, now);
     return ok(employeeView(em, emp));
   }
+  if (patch.tracked === true && emp.status === "archived") {
+    // Archiving always untracks (spec 3.1); an archived person is revived first, not tracked as archived.
+    throw invalid(
+      'Invalid parameter "tracked": this person is archived and cannot be tracked; revive them with status:active and tracked:true in the same request.',
+    );
+  }
   if (patch.tracked === true && !emp.tracked) {
     const refusal = checkAdd(em, org, now, { tracked: true, newRow: false });
     if (refusal) throw refusal.error;
@@ -181,6 +197,8 @@ function patchEmployee(em: Emulator, emp: EmployeeRecord, body: unknown, now: nu
     em.state.setTracked(emp, true, now);
   } else if (patch.tracked === false) {
     em.state.setTracked(emp, false, now);
+    // Untracked on purpose while the workspace is paused: not tracked again on resume.
+    if (org.paused) org.pausedTrackedIds = org.pausedTrackedIds.filter((id) => id !== emp.id);
   }
   return ok(employeeView(em, emp));
 }

@@ -68,6 +68,8 @@ export const webhookRoutes: Route[] = [
         secret: newSecret(),
         createdAt: now,
         consecutiveFailures: 0,
+        failingSince: null,
+        failedEventIds: [],
         disabledReason: null,
         lastDeliveryAt: null,
         lastStatus: null,
@@ -103,6 +105,8 @@ export const webhookRoutes: Route[] = [
         // Spec 3.3: re-enabling clears the failure counter.
         ep.enabled = true;
         ep.consecutiveFailures = 0;
+        ep.failingSince = null;
+        ep.failedEventIds = [];
         ep.disabledReason = null;
       } else if (patch.enabled === false) {
         ep.enabled = false;

@@ -3,7 +3,6 @@ import { describe, expect, it } from "vitest";
 import { VirtualClock } from "../../src/clock.js";
 import { decideFault, noFaults } from "../../src/faults.js";
 import { type EmployeeRecord, riskLevel } from "../../src/model.js";
-import { RateLimiter } from "../../src/rate-limit.js";
 import { Rng } from "../../src/rng.js";
 import { snapThreshold } from "../../src/routes/account.js";
 import { generateChange } from "../../src/signals.js";
@@ -82,15 +81,6 @@ describe("emulator signals, clock, signatures, limits", () => {
     real += 5;
     expect(clock.now()).toBe(61_005);
     expect(() => clock.advance(-1)).toThrow(RangeError);
-  });
-
-  it("limits requests per key per minute and says when to retry", () => {
-    const limiter = new RateLimiter(2);
-    expect(limiter.take("k", 0)).toBe(0);
-    expect(limiter.take("k", 0)).toBe(0);
-    expect(limiter.take("k", 0)).toBe(30_000);
-    expect(limiter.take("other", 0)).toBe(0);
-    expect(limiter.take("k", 30_000)).toBe(0);
   });
 
   it("snaps thresholds between 0.5 and 0.75, the midpoint down", () => {
