@@ -1,3 +1,5 @@
+import { sleep as realSleep } from "../timers.js";
+
 /** Priority class of a request: polling keeps a reserved share that bulk work can never take. */
 export type RequestPriority = "poll" | "bulk";
 
@@ -19,8 +21,6 @@ interface Waiter {
   readonly resolve: () => void;
   readonly reject: (reason: unknown) => void;
 }
-
-const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
  * A token bucket shared by everything that uses one API key, so normal operation never earns a
