@@ -33,6 +33,8 @@ export function createAlertJobs(input: {
   readonly logger: Logger;
   /** Called after each pass (metrics). */
   readonly onPass?: (report: PollReport) => void;
+  /** Called with what each hand-over of either door put in the outbox (metrics). */
+  readonly onQueued?: (count: number) => void;
 }): AlertJobs {
   const { config, logger } = input;
   let hris: HrisLookup | undefined;
@@ -43,6 +45,7 @@ export function createAlertJobs(input: {
     delivery: input.delivery,
     logger,
     hris: (url) => hris?.(url),
+    onQueued: input.onQueued,
   });
   const webhookOn = config.alerts.webhook.enabled;
   return {

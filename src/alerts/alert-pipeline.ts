@@ -6,8 +6,10 @@ import { AlertCommitLog, COMMIT_NAMESPACE } from "./alert-commit.js";
 import type { AlertSettings } from "./alert-settings.js";
 import { DELIVERED_NAMESPACE, DeliveryLedger } from "./delivery-ledger.js";
 import type { HrisLookup } from "./enrich.js";
+import { PersonDirectory } from "./person-directory.js";
 import { CURSOR_NAMESPACE, type PollClient, type PollReport, pollOnce } from "./poll-changes.js";
 import type { WebhookDeps } from "./receive-webhook.js";
+import { SCORES_NAMESPACE, ScoreHistory } from "./score-history.js";
 
 export interface AlertPipelineOptions {
   readonly settings: AlertSettings;
@@ -17,12 +19,38 @@ export interface AlertPipelineOptions {
   readonly delivery: DeliveryService<Alert>;
   readonly logger: Logger;
   readonly hris?: HrisLookup | undefined;
+  /** Called with the number of messages each hand-over (either door) or recovery put in the outbox (metrics). */
+  readonly onQueued?: ((count: number) => void) | undefined;
+}
+
+/** The commit log, reporting what each commit or recovery enqueued. */
+class ObservedCommitLog extends AlertCommitLog {
+  constructor(
+    deps: ConstructorParameters<typeof AlertCommitLog>[0],
+    private readonly onQueued: (count: number) => void,
+  ) {
+    super(deps);
+  }
+
+  override async commit(batch: Parameters<AlertCommitLog["commit"]>[0]): Promise<number> {
+    const enqueued = await super.commit(batch);
+    this.onQueued(enqueued);
+    return enqueued;
+  }
+
+  override async recover(): Promise<{ recovered: boolean; enqueued: number }> {
+    const result = await super.recover();
+    this.onQueued(result.enqueued);
+    return result;
+  }
 }
 
 /** The alert path wired once: what `poll`, the daemon and the webhook receiver share. */
 export interface AlertPipeline {
   readonly ledger: DeliveryLedger;
   readonly delivery: DeliveryService<Alert>;
+  /** Person details from roster list pages, shared by every pass (its request counts show the cost). */
+  readonly directory: PersonDirectory;
   poll(options: { now: Date; dryRun: boolean; signal?: AbortSignal | undefined }): Promise<PollReport>;
   /** Dependencies for createWebhookHandler/startWebhookReceiver. */
   webhookDeps(): WebhookDeps;
@@ -32,16 +60,23 @@ export function createAlertPipeline(options: AlertPipelineOptions): AlertPipelin
   const { settings, store, logger, delivery } = options;
   const ledger = new DeliveryLedger(store.namespace(DELIVERED_NAMESPACE), settings.retentionMs);
   const cursors = store.namespace(CURSOR_NAMESPACE);
-  const commits = new AlertCommitLog({
+  const commitDeps = {
     journal: store.namespace(COMMIT_NAMESPACE),
     outbox: delivery.outbox,
     ledger,
     cursors,
     logger: logger.child({ component: "alerts-commit" }),
-  });
+  };
+  const commits = options.onQueued
+    ? new ObservedCommitLog(commitDeps, options.onQueued)
+    : new AlertCommitLog(commitDeps);
+  const scores = new ScoreHistory(store.namespace(SCORES_NAMESPACE), settings.retentionMs);
+  // Kept across passes: a roster read from list pages serves every pass for an hour.
+  const directory = new PersonDirectory(options.client, { logger: logger.child({ component: "people" }) });
   return {
     ledger,
     delivery,
+    directory,
     poll: (pass) =>
       pollOnce(
         {
@@ -53,6 +88,8 @@ export function createAlertPipeline(options: AlertPipelineOptions): AlertPipelin
           logger: logger.child({ component: "poll" }),
           cursors,
           hris: options.hris,
+          directory,
+          scores,
         },
         pass,
       ),
@@ -60,8 +97,10 @@ export function createAlertPipeline(options: AlertPipelineOptions): AlertPipelin
       settings,
       ledger,
       commits,
+      scores,
       delivery,
-      getEmployee: (id) => options.client.getEmployee(id),
+      // A person already read with a roster page costs no request; anyone else one GET, within the event's budget.
+      getEmployee: (id) => directory.get(id),
       hris: options.hris,
       logger,
     }),

@@ -33,14 +33,15 @@ export const ROUTES: ConfigInput["alerts"] = {
 
 /** Emulator + fake Slack + a file-backed state store, wired through the real alert pipeline. */
 export async function startHarness(
-  emulator: TestEmulator,
+  emulator: Pick<TestEmulator, "baseUrl" | "readKey">,
   slack: FakeSlack,
-  options: { alerts?: ConfigInput["alerts"]; logger?: Logger } = {},
+  options: { alerts?: ConfigInput["alerts"]; slack?: { channel?: string }; logger?: Logger } = {},
 ): Promise<Harness> {
   const dir = mkdtempSync(join(tmpdir(), "rs-alerts-"));
   const file = join(dir, "state.sqlite");
   const config = configSchema.parse({
-    slack: { token: slack.token, apiUrl: slack.url, messagesPerSecondPerChannel: 10 },
+    api: { url: emulator.baseUrl },
+    slack: { token: slack.token, apiUrl: slack.url, messagesPerSecondPerChannel: 10, ...options.slack },
     alerts: options.alerts ?? ROUTES,
   });
   const logger = options.logger ?? silentLogger();
