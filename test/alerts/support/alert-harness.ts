@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type AlertPipeline, createAlertPipeline } from "../../../src/alerts/alert-pipeline.js";
 import { alertSettings } from "../../../src/alerts/alert-settings.js";
+import type { HrisLookup } from "../../../src/alerts/enrich.js";
 import { RetentionClient } from "../../../src/api/client.js";
 import { createDelivery } from "../../../src/app/runtime.js";
 import { type Config, type ConfigInput, configSchema } from "../../../src/config/schema.js";
@@ -35,7 +36,7 @@ export const ROUTES: ConfigInput["alerts"] = {
 export async function startHarness(
   emulator: Pick<TestEmulator, "baseUrl" | "readKey">,
   slack: FakeSlack,
-  options: { alerts?: ConfigInput["alerts"]; slack?: { channel?: string }; logger?: Logger } = {},
+  options: { alerts?: ConfigInput["alerts"]; slack?: { channel?: string }; logger?: Logger; hris?: HrisLookup } = {},
 ): Promise<Harness> {
   const dir = mkdtempSync(join(tmpdir(), "rs-alerts-"));
   const file = join(dir, "state.sqlite");
@@ -67,6 +68,7 @@ export async function startHarness(
         sender: { retry: { baseMs: 5, maxMs: 20, attemptsPerFlush: 3 } },
       }),
       logger,
+      hris: options.hris,
     });
   const store = await openStateStore(file);
   const harness: Harness = {
