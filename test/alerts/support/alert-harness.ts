@@ -36,7 +36,12 @@ export const ROUTES: ConfigInput["alerts"] = {
 export async function startHarness(
   emulator: Pick<TestEmulator, "baseUrl" | "readKey">,
   slack: FakeSlack,
-  options: { alerts?: ConfigInput["alerts"]; slack?: { channel?: string }; logger?: Logger; hris?: HrisLookup } = {},
+  options: {
+    alerts?: ConfigInput["alerts"];
+    slack?: { channel?: string };
+    logger?: Logger;
+    hris?: HrisLookup | undefined;
+  } = {},
 ): Promise<Harness> {
   const dir = mkdtempSync(join(tmpdir(), "rs-alerts-"));
   const file = join(dir, "state.sqlite");
