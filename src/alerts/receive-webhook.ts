@@ -126,6 +126,12 @@ export function createWebhookHandler(deps: WebhookDeps): (req: IncomingMessage, 
       logger.info({ eventId: event.id, changeKey }, "webhook event already handled; not posting again");
       return { status: 200, body: { ok: true, duplicate: true } };
     }
+    if (handed.plan.unrouted.length > 0) {
+      logger.warn(
+        { eventId: event.id, changeKey },
+        "webhook event matched no route and no catch-all is set (slack.channel / SLACK_CHANNEL): not posted",
+      );
+    }
     logger.info(
       { eventId: event.id, changeKey, channels: Object.keys(handed.plan.perChannel) },
       "webhook event queued",

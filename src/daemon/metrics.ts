@@ -71,7 +71,7 @@ export function createMetrics(options: { now?: () => number } = {}) {
     }),
     alerts: new Counter({
       name: "retention_sync_alerts_total",
-      help: "Slack messages of the alert flow, by outcome: queued (put in the outbox by a poll pass or a webhook event), posted, failed (attempts), reposted_after_restart (possibly posted twice); posted, failed and reposted also count reconcile reports",
+      help: "Slack messages of the alert flow, by outcome: queued (put in the outbox by a poll pass or a webhook event), posted, failed (attempts), reposted_after_restart (possibly posted twice), unrouted (alerts of poll passes that no route and no catch-all took); posted, failed and reposted also count reconcile reports",
       labelNames: ["outcome"] as const,
       registers: [registry],
       collect() {

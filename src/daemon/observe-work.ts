@@ -50,6 +50,7 @@ export function observePollPass(metrics: Metrics, report: PollReport, now: Date)
     metrics.keepLenses(new Set(report.lenses.filter((l) => l.skipped === undefined).map((l) => l.lens)));
   }
   if (report.flush) metrics.outboxSize.set(report.flush.pending);
+  if (report.unrouted > 0) metrics.alerts.inc({ outcome: "unrouted" }, report.unrouted);
 }
 
 /** Alerts put in the outbox by either door (a poll pass or a webhook event). */
