@@ -141,7 +141,13 @@ export async function pollOnce(
     const key = lensKey(lens);
     const minRiskScore = minRiskScoreForLens(lens, settings.routing);
     if (minRiskScore === null) {
-      report.lenses.push({ lens: key, fetched: 0, fresh: 0, duplicates: 0, skipped: "no route and no catch-all takes this lens" });
+      report.lenses.push({
+        lens: key,
+        fetched: 0,
+        fresh: 0,
+        duplicates: 0,
+        skipped: "no route and no catch-all takes this lens",
+      });
       continue;
     }
     const stored = await deps.cursors.get<string>(key);
