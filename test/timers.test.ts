@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { sleepUnlessAborted } from "../src/timers.js";
+import { MAX_TIMER_MS, sleep, sleepUnlessAborted, startTimer } from "../src/timers.js";
 
 afterEach(() => {
   vi.useRealTimers();
@@ -34,6 +34,46 @@ describe("sleepUnlessAborted", () => {
     const controller = new AbortController();
     controller.abort();
     await expect(sleepUnlessAborted(60_000, controller.signal)).resolves.toBeUndefined();
+    expect(vi.getTimerCount()).toBe(0);
+  });
+});
+
+describe("timers past setTimeout's 32-bit limit", () => {
+  it("sleeps a delay longer than 2^31 - 1 ms instead of firing at once", async () => {
+    vi.useFakeTimers();
+    let woke = false;
+    const sleeping = sleep(MAX_TIMER_MS * 2 + 10).then(() => {
+      woke = true;
+    });
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(woke).toBe(false);
+    await vi.advanceTimersByTimeAsync(MAX_TIMER_MS * 2 + 9 - 1000);
+    expect(woke).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    await sleeping;
+    expect(woke).toBe(true);
+  });
+
+  it("keeps a single timer at a time and cancels it", async () => {
+    vi.useFakeTimers();
+    let fired = 0;
+    const cancel = startTimer(99_999_999_000, () => {
+      fired += 1;
+    });
+    await vi.advanceTimersByTimeAsync(MAX_TIMER_MS + 5);
+    expect(vi.getTimerCount()).toBe(1);
+    cancel();
+    expect(vi.getTimerCount()).toBe(0);
+    expect(fired).toBe(0);
+  });
+
+  it("wakes a long abortable sleep on abort", async () => {
+    vi.useFakeTimers();
+    const controller = new AbortController();
+    const sleeping = sleepUnlessAborted(99_999_999_000, controller.signal);
+    await vi.advanceTimersByTimeAsync(MAX_TIMER_MS + 1);
+    controller.abort();
+    await expect(sleeping).resolves.toBeUndefined();
     expect(vi.getTimerCount()).toBe(0);
   });
 });

@@ -35,6 +35,8 @@ export function createAlertJobs(input: {
   readonly signal?: AbortSignal | undefined;
   /** Called after each pass (metrics). */
   readonly onPass?: (report: PollReport) => void;
+  /** Called with what each hand-over of either door put in the outbox (metrics). */
+  readonly onQueued?: (count: number) => void;
 }): AlertJobs {
   const { config, logger } = input;
   let hris: HrisLookup | undefined;
@@ -47,6 +49,7 @@ export function createAlertJobs(input: {
     logger,
     hris: (url) => hris?.(url),
     signal: input.signal,
+    onQueued: input.onQueued,
   });
   const webhookOn = config.alerts.webhook.enabled;
   return {

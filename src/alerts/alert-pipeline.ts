@@ -6,8 +6,10 @@ import { AlertCommitLog } from "./alert-commit.js";
 import type { AlertSettings } from "./alert-settings.js";
 import { DeliveryLedger } from "./delivery-ledger.js";
 import type { HrisLookup } from "./enrich.js";
+import { PersonDirectory } from "./person-directory.js";
 import { CURSOR_NAMESPACE, type PollClient, type PollReport, pollOnce } from "./poll-changes.js";
 import type { WebhookDeps } from "./receive-webhook.js";
+import { SCORES_NAMESPACE, ScoreHistory } from "./score-history.js";
 import { WebhookInbox } from "./webhook-inbox.js";
 
 export interface AlertPipelineOptions {
@@ -20,6 +22,30 @@ export interface AlertPipelineOptions {
   readonly hris?: HrisLookup | undefined;
   /** Shutdown: the webhook inbox stops handing over between batches. */
   readonly signal?: AbortSignal | undefined;
+  /** Called with the number of messages each hand-over (either door) or recovery put in the outbox (metrics). */
+  readonly onQueued?: ((count: number) => void) | undefined;
+}
+
+/** The commit log, reporting what each commit or recovery enqueued. */
+class ObservedCommitLog extends AlertCommitLog {
+  constructor(
+    deps: ConstructorParameters<typeof AlertCommitLog>[0],
+    private readonly onQueued: (count: number) => void,
+  ) {
+    super(deps);
+  }
+
+  override async commit(batch: Parameters<AlertCommitLog["commit"]>[0]): Promise<number> {
+    const enqueued = await super.commit(batch);
+    this.onQueued(enqueued);
+    return enqueued;
+  }
+
+  override async recover(): Promise<{ recovered: boolean; enqueued: number }> {
+    const result = await super.recover();
+    this.onQueued(result.enqueued);
+    return result;
+  }
 }
 
 /** The alert path wired once: what `poll`, the daemon and the webhook receiver share. */
@@ -28,6 +54,8 @@ export interface AlertPipeline {
   readonly delivery: DeliveryService<Alert>;
   /** Accepted webhook events waiting for their hand-over (drained at start and after each event). */
   readonly inbox: WebhookInbox;
+  /** Person details from roster list pages, shared by every pass (its request counts show the cost). */
+  readonly directory: PersonDirectory;
   poll(options: { now: Date; dryRun: boolean; signal?: AbortSignal | undefined }): Promise<PollReport>;
   /** Dependencies for createWebhookHandler/startWebhookReceiver. */
   webhookDeps(): WebhookDeps;
@@ -37,20 +65,28 @@ export function createAlertPipeline(options: AlertPipelineOptions): AlertPipelin
   const { settings, store, logger, delivery } = options;
   const ledger = new DeliveryLedger(store, settings.retentionMs);
   const cursors = store.namespace(CURSOR_NAMESPACE);
-  const commits = new AlertCommitLog({
+  const commitDeps = {
     store,
     outbox: delivery.outbox,
     ledger,
     cursorNamespace: CURSOR_NAMESPACE,
     logger: logger.child({ component: "alerts-commit" }),
-  });
+  };
+  const commits = options.onQueued
+    ? new ObservedCommitLog(commitDeps, options.onQueued)
+    : new AlertCommitLog(commitDeps);
+  const scores = new ScoreHistory(store.namespace(SCORES_NAMESPACE), settings.retentionMs);
+  // Kept across passes: a roster read from list pages serves every pass for an hour.
+  const directory = new PersonDirectory(options.client, { logger: logger.child({ component: "people" }) });
   const inbox = new WebhookInbox({
     settings,
     ledger,
     commits,
+    scores,
     store,
     delivery,
-    getEmployee: (id) => options.client.getEmployee(id),
+    // A person already read with a roster page costs no request; anyone else one GET, within the event's budget.
+    getEmployee: (id) => directory.get(id),
     hris: options.hris,
     logger: logger.child({ component: "webhook" }),
     signal: options.signal,
@@ -59,6 +95,7 @@ export function createAlertPipeline(options: AlertPipelineOptions): AlertPipelin
     ledger,
     delivery,
     inbox,
+    directory,
     poll: (pass) =>
       pollOnce(
         {
@@ -70,6 +107,8 @@ export function createAlertPipeline(options: AlertPipelineOptions): AlertPipelin
           logger: logger.child({ component: "poll" }),
           cursors,
           hris: options.hris,
+          directory,
+          scores,
         },
         pass,
       ),

@@ -14,6 +14,18 @@ export interface AlertPerson {
   readonly dashboardUrl?: string | undefined;
   /** From the HRIS roster, for the optional manager DM. */
   readonly managerEmail?: string | undefined;
+  /** What the HRIS roster file says about the person, when they are in it (shown as HR data). */
+  readonly hris?: HrisContext | undefined;
+}
+
+/** The roster file's row of a person, as shown on an alert. */
+export interface HrisContext {
+  readonly employeeId?: string | undefined;
+  readonly title?: string | undefined;
+  readonly department?: string | undefined;
+  readonly managerEmail?: string | undefined;
+  /** The manager's name, when the manager is in the roster file too. */
+  readonly managerName?: string | undefined;
 }
 
 /**
@@ -31,6 +43,8 @@ export interface Alert {
   readonly factors?: readonly string[] | undefined;
   readonly changedFields?: string | undefined;
   readonly person: AlertPerson;
+  /** Score of the person's previous delivered change in this lens (`alerts.scores`), for "0.52 → 0.81". */
+  readonly previousScore?: number | undefined;
 }
 
 export const DEPARTURE = "employee_departed";

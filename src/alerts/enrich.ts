@@ -1,18 +1,27 @@
 import type { ChangeItem } from "../api/change-item.js";
 import type { Employee } from "../api/spec-records.js";
 import type { Logger } from "../logger.js";
-import type { Alert } from "./alert.js";
+import type { Alert, HrisContext } from "./alert.js";
 import type { Lens } from "./lens.js";
 
 /** What the HRIS roster knows about a person, found by profile URL. */
 export interface HrisDetails {
   readonly department?: string | undefined;
   readonly managerEmail?: string | undefined;
+  readonly employeeId?: string | undefined;
+  readonly title?: string | undefined;
+  /** The manager's name, when the manager's email is in the roster file too. */
+  readonly managerName?: string | undefined;
 }
 export type HrisLookup = (networkUrl: string) => HrisDetails | undefined;
 
 export interface EnrichDeps {
   readonly getEmployee: (id: number) => Promise<Employee>;
+  /**
+   * Person details from roster list pages (`PersonDirectory.find`), instead of one `getEmployee`
+   * per person: the poll door's way. Resolves undefined when the person is unknown.
+   */
+  readonly findPerson?: ((id: number, lens: Lens) => Promise<Employee | undefined>) | undefined;
   readonly hris?: HrisLookup | undefined;
   /** alerts.dashboardUrl: base for person links when a change carries none. */
   readonly dashboardUrl?: string | undefined;
@@ -23,19 +32,33 @@ export interface EnrichDeps {
 
 const text = (value: string | null | undefined): string | undefined => (value?.trim() ? value.trim() : undefined);
 
+/** The HRIS row as shown on an alert; undefined when the person is not in the roster file. */
+function hrisContext(hris: HrisDetails | undefined): HrisContext | undefined {
+  if (!hris) return undefined;
+  return {
+    employeeId: text(hris.employeeId),
+    title: text(hris.title),
+    department: text(hris.department),
+    managerEmail: text(hris.managerEmail),
+    managerName: text(hris.managerName),
+  };
+}
+
 /**
- * Turns change items into alerts, filling missing person details from `GET /employees/{id}`
- * (each person fetched at most once per pass) and department/manager from the HRIS row.
+ * Turns change items into alerts, filling missing person details from the service (`findPerson`,
+ * else `GET /employees/{id}`; each person at most once per pass) and the HR data (department,
+ * manager, employee id, HR title) from the HRIS row.
  */
 export class ChangeEnricher {
   private readonly employees = new Map<number, Promise<Employee | undefined>>();
 
   constructor(private readonly deps: EnrichDeps) {}
 
-  private employee(id: number): Promise<Employee | undefined> {
+  private employee(id: number, lens: Lens): Promise<Employee | undefined> {
     let pending = this.employees.get(id);
     if (!pending) {
-      pending = this.deps.getEmployee(id).catch((error: unknown) => {
+      const lookup = this.deps.findPerson ? this.deps.findPerson(id, lens) : this.deps.getEmployee(id);
+      pending = lookup.catch((error: unknown) => {
         if (this.deps.signal?.aborted) throw error;
         this.deps.logger.warn(
           { employeeId: id, err: error },
@@ -52,7 +75,7 @@ export class ChangeEnricher {
     const given = item.employee ?? {};
     const employeeId = item.employeeId ?? given.id;
     const lacking = !text(given.name) || !given.networkUrl;
-    const fetched = lacking && employeeId !== undefined ? await this.employee(employeeId) : undefined;
+    const fetched = lacking && employeeId !== undefined ? await this.employee(employeeId, lens) : undefined;
     const profileUrl = given.networkUrl ?? fetched?.networkUrl;
     const hris = profileUrl && this.deps.hris ? this.deps.hris(profileUrl) : undefined;
     const base = this.deps.dashboardUrl?.replace(/\/+$/, "");
@@ -82,6 +105,7 @@ export class ChangeEnricher {
         profileUrl,
         dashboardUrl,
         managerEmail: text(hris?.managerEmail),
+        hris: hrisContext(hris),
       },
     };
   }

@@ -6,11 +6,13 @@ import {
   MAX_FALLBACK,
   MAX_HEADER,
   MAX_TEXT,
-  mrkdwnLink,
+  singleLine,
   truncate,
 } from "../slack/slack-text.js";
 import { type Alert, effectiveScore } from "./alert.js";
-import { changeInWords, riskInWords, riskMarker } from "./change-words.js";
+import { dashboardLink, isNetworkProfileUrl, profileLink } from "./alert-links.js";
+import { changeInWords, riskMarker } from "./change-words.js";
+import { type FormatOptions, scoreInWords } from "./format-alert.js";
 import { lensLabel } from "./lens.js";
 
 /** Longest line one alert takes in a digest; a section packs as many lines as fit in 3,000 characters. */
@@ -23,16 +25,23 @@ export function shouldDigest(alertCount: number, digestThreshold: number): boole
   return alertCount > digestThreshold;
 }
 
-function digestLine(alert: Alert): string {
+/** One alert on one line: every untrusted value is kept to one line, so no name can fake another alert. */
+function digestLine(alert: Alert, options: FormatOptions): string {
   const { person } = alert;
-  const where = [person.title, person.department, person.location].filter((part): part is string => !!part?.trim());
+  const where = [person.title, person.department, person.location]
+    .map((part) => (part === undefined ? "" : singleLine(part)))
+    .filter((part) => part.length > 0);
+  const name = isNetworkProfileUrl(person.profileUrl)
+    ? profileLink(person.profileUrl, person.name)
+    : dashboardLink(person.dashboardUrl, person.name, options.dashboardOrigins);
+  const score = scoreInWords(alert);
   const parts = [
-    `${riskMarker(alert.riskLevel)} *${mrkdwnLink(person.profileUrl ?? person.dashboardUrl, person.name)}*`,
+    `${riskMarker(alert.riskLevel)} *${name}*`,
     where.length > 0 ? escapeMrkdwn(where.join(" · ")) : undefined,
-    `${escapeMrkdwn(changeInWords(alert.changeType))} (${riskInWords(alert.riskLevel, alert.riskScore)})`,
-    escapeMrkdwn(lensLabel(alert.lens)),
+    escapeMrkdwn(score ? `${changeInWords(alert.changeType)} (${score})` : changeInWords(alert.changeType)),
+    escapeMrkdwn(singleLine(lensLabel(alert.lens))),
   ].filter((part): part is string => part !== undefined);
-  return truncate(parts.join(" — "), MAX_LINE).replace(/<[^>]*$/, "");
+  return truncate(parts.join(" — "), MAX_LINE);
 }
 
 function packSections(lines: readonly string[]): string[] {
@@ -63,9 +72,9 @@ function countByLevel(alerts: readonly Alert[]): string {
  * A burst of alerts for one channel as digest messages, riskiest first: one message listing them
  * all, split over several only when the 50-block limit forces it.
  */
-export function formatDigest(alerts: readonly Alert[]): SlackMessage[] {
+export function formatDigest(alerts: readonly Alert[], options: FormatOptions = {}): SlackMessage[] {
   const ordered = [...alerts].sort((a, b) => effectiveScore(b) - effectiveScore(a));
-  const sections = packSections(ordered.map(digestLine));
+  const sections = packSections(ordered.map((alert) => digestLine(alert, options)));
   const perMessage = MAX_BLOCKS - FRAME_BLOCKS;
   const parts = Math.max(1, Math.ceil(sections.length / perMessage));
   const summary = `${alerts.length} risk alerts (${countByLevel(alerts)})`;

@@ -7,6 +7,7 @@ import type { DeliveryLedger } from "./delivery-ledger.js";
 import type { ChangeEnricher } from "./enrich.js";
 import type { Lens } from "./lens.js";
 import { type DeliveryPlan, planDeliveries } from "./plan-deliveries.js";
+import type { ScoreHistory } from "./score-history.js";
 
 /** A change that came in by either door (a poll pass or a webhook event). */
 export interface Arrival {
@@ -42,6 +43,8 @@ export interface HandOverDeps {
   readonly settings: AlertSettings;
   readonly ledger: DeliveryLedger;
   readonly commits: AlertCommitLog;
+  /** Each person's last delivered score, for "0.52 → 0.81" (read before planning, written after the commit). */
+  readonly scores?: ScoreHistory | undefined;
 }
 
 /**
@@ -56,13 +59,15 @@ export function handOver(deps: HandOverDeps, input: HandOverInput): Promise<Hand
     if (!input.dryRun) await commits.recover();
     const handled = await ledger.handled(input.arrivals.flatMap((a) => a.keys));
     const { fresh } = selectFresh(input.arrivals, (a) => a.keys, handled);
-    const alerts: Alert[] = [];
-    for (const arrival of fresh) alerts.push(await input.enricher.toAlert(arrival.item, arrival.lens));
+    const enriched: Alert[] = [];
+    for (const arrival of fresh) enriched.push(await input.enricher.toAlert(arrival.item, arrival.lens));
+    const alerts = deps.scores ? await deps.scores.withPrevious(enriched) : enriched;
     const plan = planDeliveries({
       alerts,
       routing: settings.routing,
       digestThreshold: settings.digestThreshold,
       managerDm: settings.managerDm,
+      format: settings.format,
     });
     if (input.dryRun) return { fresh, alerts, plan, enqueued: 0 };
     const enqueued = await commits.commit({
@@ -72,6 +77,8 @@ export function handOver(deps: HandOverDeps, input: HandOverInput): Promise<Hand
       nowMs: input.nowMs,
       consumed: input.consumed,
     });
+    const unrouted = new Set(plan.unrouted);
+    await deps.scores?.record(alerts.filter((alert) => !unrouted.has(alert)));
     return { fresh, alerts, plan, enqueued };
   });
 }

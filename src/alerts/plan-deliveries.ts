@@ -1,18 +1,27 @@
 import { createHash } from "node:crypto";
+import type { RiskLevel } from "../api/spec-records.js";
 import type { OutboxDraft } from "../delivery/outbox.js";
 import type { Coalesce } from "../delivery/outbox-sender.js";
-import { type Alert, personKey } from "./alert.js";
-import { formatAlert } from "./format-alert.js";
+import { type Alert, effectiveScore, personKey, RISK_LEVEL_FLOOR } from "./alert.js";
+import { type FormatOptions, formatAlert } from "./format-alert.js";
 import { formatDigest, shouldDigest } from "./format-digest.js";
-import { type RoutingConfig, routeAlert } from "./route-alert.js";
+import { type RoutingConfig, routerFor } from "./route-alert.js";
+
+/** alerts.managerDm: DM the manager (HRIS email) of a person on the own roster, from a risk level up. */
+export interface ManagerDmSettings {
+  readonly enabled: boolean;
+  /** Default high: a manager hears only of what needs a conversation (a departure reads as high). */
+  readonly minRiskLevel: RiskLevel;
+}
 
 export interface PlanDeliveriesInput {
   /** The alerts of one pass (or one webhook event), oldest first. */
   readonly alerts: readonly Alert[];
   readonly routing: RoutingConfig;
   readonly digestThreshold: number;
-  /** alerts.managerDm.enabled: also DM the manager (HRIS email) of a person on the own roster. */
-  readonly managerDm: boolean;
+  /** `true` is `{ enabled: true, minRiskLevel: "high" }`. */
+  readonly managerDm: boolean | ManagerDmSettings;
+  readonly format?: FormatOptions | undefined;
 }
 
 /** A message of the alert flow; single alerts carry their Alert so a backlog can become a digest. */
@@ -20,8 +29,10 @@ export type AlertDraft = OutboxDraft<Alert>;
 
 export interface DeliveryPlan {
   readonly drafts: AlertDraft[];
-  /** Alerts no route wanted. */
+  /** Alerts neither a route nor the catch-all (`slack.channel`) took. */
   readonly unrouted: Alert[];
+  /** How many alerts no route took and the catch-all (`slack.channel`) did. */
+  readonly caughtAll: number;
   /** Alerts per channel, for the pass report. */
   readonly perChannel: Record<string, number>;
   /** Channels whose burst became a digest. */
@@ -36,8 +47,8 @@ function digestId(channel: string, alerts: readonly Alert[], part: number): stri
   return `d|${channel}|${hash}|${part}`;
 }
 
-function digestDrafts(channel: string, alerts: readonly Alert[]): AlertDraft[] {
-  return formatDigest(alerts).map((message, part) => ({
+function digestDrafts(channel: string, alerts: readonly Alert[], format: FormatOptions): AlertDraft[] {
+  return formatDigest(alerts, format).map((message, part) => ({
     id: digestId(channel, alerts, part),
     channel,
     kind: "digest",
@@ -55,15 +66,18 @@ export function channelDrafts(
   channel: string,
   alerts: readonly Alert[],
   digestThreshold: number,
+  format: FormatOptions = {},
 ): { drafts: AlertDraft[]; digest: boolean } {
-  if (shouldDigest(alerts.length, digestThreshold)) return { drafts: digestDrafts(channel, alerts), digest: true };
+  if (shouldDigest(alerts.length, digestThreshold)) {
+    return { drafts: digestDrafts(channel, alerts, format), digest: true };
+  }
   return {
     digest: false,
     drafts: alerts.map((alert) => ({
       id: `a|${channel}|${alert.key}`,
       channel,
       kind: "alert",
-      message: formatAlert(alert),
+      message: formatAlert(alert, format),
       alertKeys: [alert.key],
       threadKey: personKey(alert),
       alert,
@@ -75,43 +89,54 @@ export function channelDrafts(
  * For the sender: when more single alerts than the threshold wait for one channel (a webhook
  * burst, a backlog after a Slack outage), the digest drafts that replace them; else undefined.
  */
-export function backlogDigest(digestThreshold: number): Coalesce<Alert> {
+export function backlogDigest(digestThreshold: number, format: FormatOptions = {}): Coalesce<Alert> {
   return (channel, waiting) => {
     const alerts = waiting.flatMap((draft) => (draft.kind === "alert" && draft.alert ? [draft.alert] : []));
     if (alerts.length !== waiting.length) return undefined;
-    const made = channelDrafts(channel, alerts, digestThreshold);
+    const made = channelDrafts(channel, alerts, digestThreshold, format);
     return made.digest ? made.drafts : undefined;
   };
 }
 
+/** Whether the manager of this alert's person gets a DM. */
+function wantsManagerDm(alert: Alert, settings: boolean | ManagerDmSettings): boolean {
+  const dm: ManagerDmSettings = typeof settings === "boolean" ? { enabled: settings, minRiskLevel: "high" } : settings;
+  return dm.enabled && alert.lens.kind === "retention" && effectiveScore(alert) >= RISK_LEVEL_FLOOR[dm.minRiskLevel];
+}
+
 /**
- * Turns one pass of alerts into outbox drafts: each alert to every channel its routes choose,
- * one message each, or digest messages for a channel that got more than the threshold; plus
- * optional manager DMs. Draft ids are deterministic so a replayed pass enqueues nothing new.
+ * Turns one pass of alerts into outbox drafts: each alert to every channel its routes choose (or
+ * to the catch-all), one message each, or digest messages for a channel that got more than the
+ * threshold; plus optional manager DMs from their risk level up. Draft ids are deterministic so a
+ * replayed pass enqueues nothing new.
  */
 export function planDeliveries(input: PlanDeliveriesInput): DeliveryPlan {
+  const router = routerFor(input.routing);
+  const format = input.format ?? {};
   const byChannel = new Map<string, Alert[]>();
   const unrouted: Alert[] = [];
   const dms: AlertDraft[] = [];
+  let caughtAll = 0;
   for (const alert of input.alerts) {
-    const matches = routeAlert(alert, input.routing);
-    if (matches.length === 0) {
+    const decision = router.route(alert);
+    if (decision.matches.length === 0) {
       unrouted.push(alert);
       continue;
     }
-    for (const { channel } of matches) {
+    if (decision.caughtAll) caughtAll += 1;
+    for (const { channel } of decision.matches) {
       const list = byChannel.get(channel) ?? [];
       list.push(alert);
       byChannel.set(channel, list);
     }
     const email = alert.person.managerEmail?.trim().toLowerCase();
-    if (input.managerDm && alert.lens.kind === "retention" && email) {
+    if (email && wantsManagerDm(alert, input.managerDm)) {
       dms.push({
         id: `m|${email}|${alert.key}`,
         channel: `dm:${email}`,
         kind: "dm",
         managerEmail: email,
-        message: formatAlert(alert),
+        message: formatAlert(alert, format),
         alertKeys: [alert.key],
       });
     }
@@ -121,9 +146,9 @@ export function planDeliveries(input: PlanDeliveriesInput): DeliveryPlan {
   const digestChannels: string[] = [];
   for (const [channel, alerts] of byChannel) {
     perChannel[channel] = alerts.length;
-    const made = channelDrafts(channel, alerts, input.digestThreshold);
+    const made = channelDrafts(channel, alerts, input.digestThreshold, format);
     if (made.digest) digestChannels.push(channel);
     drafts.push(...made.drafts);
   }
-  return { drafts: [...drafts, ...dms], unrouted, perChannel, digestChannels };
+  return { drafts: [...drafts, ...dms], unrouted, caughtAll, perChannel, digestChannels };
 }

@@ -5,16 +5,21 @@ import type { FlushReport } from "../delivery/outbox-sender.js";
 import type { Logger } from "../logger.js";
 import type { KeyValueNamespace } from "../store/state-store.js";
 import type { Alert } from "./alert.js";
-import { MAX_CLOCK_SKEW_MS, nextCursor, oldestFirst, pollStart } from "./dedupe.js";
+import { oldestFirst } from "./dedupe.js";
 import { ChangeEnricher, type HrisLookup } from "./enrich.js";
 import { type Arrival, type HandOverDeps, handOver } from "./hand-over.js";
 import { type Lens, lensKey } from "./lens.js";
 import { minRiskScoreForLens } from "./min-risk-score.js";
+import type { PersonDirectory } from "./person-directory.js";
 import type { AlertDraft } from "./plan-deliveries.js";
+import { passCursor, pollWindow } from "./poll-window.js";
 
 export const CURSOR_NAMESPACE = "alerts.cursor";
 
-export type PollClient = Pick<RetentionClient, "me" | "listCompetitors" | "iterateChanges" | "getEmployee">;
+export type PollClient = Pick<
+  RetentionClient,
+  "me" | "listCompetitors" | "iterateChanges" | "getEmployee" | "listEmployees"
+>;
 
 export interface PollDeps extends HandOverDeps {
   readonly client: PollClient;
@@ -22,6 +27,8 @@ export interface PollDeps extends HandOverDeps {
   readonly cursors: KeyValueNamespace;
   readonly delivery: DeliveryService<Alert>;
   readonly hris?: HrisLookup | undefined;
+  /** Person details for changes without an embedded person, from roster list pages (kept across passes). */
+  readonly directory?: PersonDirectory | undefined;
 }
 
 export interface LensReport {
@@ -39,7 +46,10 @@ export interface LensReport {
 export interface PollReport {
   readonly lenses: LensReport[];
   alerts: number;
+  /** Alerts neither a route nor the catch-all (`slack.channel`) took: not posted. */
   unrouted: number;
+  /** Alerts no route took that went to the catch-all (`slack.channel`). */
+  caughtAll: number;
   enqueued: number;
   digestChannels: string[];
   /** The messages planned in this pass (what a dry run prints). */
@@ -97,14 +107,24 @@ export async function pollOnce(
 ): Promise<PollReport> {
   const { settings, logger } = deps;
   const { signal } = options;
+  const directory = deps.directory;
   const enricher = new ChangeEnricher({
     getEmployee: (id) => deps.client.getEmployee(id),
+    findPerson: directory ? (id, lens) => directory.find(id, lens, signal) : undefined,
     hris: deps.hris,
     dashboardUrl: settings.dashboardUrl,
     logger,
     signal,
   });
-  const report: PollReport = { lenses: [], alerts: 0, unrouted: 0, enqueued: 0, digestChannels: [], drafts: [] };
+  const report: PollReport = {
+    lenses: [],
+    alerts: 0,
+    unrouted: 0,
+    caughtAll: 0,
+    enqueued: 0,
+    digestChannels: [],
+    drafts: [],
+  };
   const gathered: Array<{ lens: Lens; items: ChangeItem[]; report: LensReport; cursor: string | undefined }> = [];
 
   let lenses: Lens[] = [];
@@ -121,15 +141,26 @@ export async function pollOnce(
     const key = lensKey(lens);
     const minRiskScore = minRiskScoreForLens(lens, settings.routing);
     if (minRiskScore === null) {
-      report.lenses.push({ lens: key, fetched: 0, fresh: 0, duplicates: 0, skipped: "no route takes this lens" });
+      report.lenses.push({
+        lens: key,
+        fetched: 0,
+        fresh: 0,
+        duplicates: 0,
+        skipped: "no route and no catch-all takes this lens",
+      });
       continue;
     }
     const stored = await deps.cursors.get<string>(key);
     const lookback = settings.initialLookbackSeconds;
-    const lookbackStart = new Date(options.now.getTime() - lookback * 1000).toISOString();
-    const { since, reason } = pollStart(stored, lookbackStart, options.now.getTime() + MAX_CLOCK_SKEW_MS);
-    // A cursor that cannot be trusted is dropped, so the first cursor this pass computes replaces it.
-    const cursor = reason === undefined ? stored : undefined;
+    const window = pollWindow({
+      stored,
+      nowMs: options.now.getTime(),
+      lookbackMs: lookback * 1000,
+      overlapMs: settings.cursorOverlapSeconds * 1000,
+    });
+    const { since, reason } = window;
+    // A cursor that cannot be trusted is dropped, so the cursor this pass computes replaces it.
+    const cursor = window.cursor;
     if (reason === "first-poll") {
       logger.info(
         { lens: key, since },
@@ -158,10 +189,12 @@ export async function pollOnce(
     }
   }
 
+  // Every lens read to the end advances its cursor, an empty one too: the next pass starts there.
   const cursors: Record<string, string> = {};
   for (const g of gathered) {
-    const next = nextCursor(g.cursor, g.items, options.now.getTime() + MAX_CLOCK_SKEW_MS);
-    if (next !== undefined && next !== g.cursor) cursors[lensKey(g.lens)] = next;
+    const nowMs = options.now.getTime();
+    const next = passCursor({ cursor: g.cursor, items: g.items, passStartMs: nowMs, nowMs });
+    if (next !== g.cursor) cursors[lensKey(g.lens)] = next;
     g.report.cursor = next;
   }
   const arrivals = gathered.flatMap((g) => g.items.map((item): Arrival => ({ item, lens: g.lens, keys: [item.key] })));
@@ -186,6 +219,13 @@ export async function pollOnce(
   }
   report.alerts = handed.alerts.length;
   report.unrouted = handed.plan.unrouted.length;
+  report.caughtAll = handed.plan.caughtAll;
+  if (report.unrouted > 0) {
+    logger.warn(
+      { unrouted: report.unrouted, changes: handed.plan.unrouted.slice(0, 5).map((a) => a.key) },
+      `${report.unrouted} alert(s) matched no route and no catch-all is set (slack.channel / SLACK_CHANNEL): not posted`,
+    );
+  }
   report.digestChannels = handed.plan.digestChannels;
   report.drafts = handed.plan.drafts;
   report.enqueued = handed.enqueued;
@@ -199,6 +239,7 @@ export async function pollOnce(
     {
       alerts: report.alerts,
       unrouted: report.unrouted,
+      caughtAll: report.caughtAll,
       enqueued: report.enqueued,
       digestChannels: report.digestChannels,
       sent: report.flush?.sent,

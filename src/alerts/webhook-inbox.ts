@@ -101,6 +101,12 @@ export class WebhookInbox {
         { events: items.length, fresh: handed.fresh.length, messages: handed.enqueued },
         "webhook events handed over",
       );
+      if (handed.plan.unrouted.length > 0) {
+        deps.logger.warn(
+          { alerts: handed.plan.unrouted.length, changeKeys: handed.plan.unrouted.slice(0, 5).map((a) => a.key) },
+          "webhook events matched no route and no catch-all is set (slack.channel / SLACK_CHANNEL): not posted",
+        );
+      }
     }
     await deps.delivery.flush();
   }

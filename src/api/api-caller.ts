@@ -3,7 +3,7 @@ import { ApiError, RateLimitError } from "../errors.js";
 import type { Logger } from "../logger.js";
 import { parseBody } from "./parse-body.js";
 import type { RateLimiter, RequestPriority } from "./rate-limiter.js";
-import { shouldRetry } from "./retry-policy.js";
+import { type RetryDecision, shouldRetry } from "./retry-policy.js";
 import type { Transport, TransportRequest } from "./transport.js";
 
 /** One attempt of one request, for metrics and health (the daemon observes these). */
@@ -113,8 +113,23 @@ export class ApiCaller {
           baseDelayMs: this.options.retryBaseDelayMs,
           random: this.options.random,
         });
+        if (error instanceof RateLimitError && decision.pauseBudgetMs !== undefined) {
+          limiter.pause(decision.pauseBudgetMs);
+        }
+        if (decision.cappedFromMs !== undefined && error instanceof ApiError) {
+          explainCappedWait(error, decision);
+          logger.warn(
+            {
+              method: req.method,
+              path: req.path,
+              status,
+              retryAfterSeconds: error.retryAfterSeconds,
+              pausedBudgetMs: decision.pauseBudgetMs,
+            },
+            "the service asked for a longer wait (Retry-After) than this client honours: request given up",
+          );
+        }
         if (!decision.retry) throw error;
-        if (error instanceof RateLimitError) limiter.pause(decision.delayMs);
         logger.warn(
           {
             method: req.method,
@@ -131,6 +146,16 @@ export class ApiCaller {
       }
     }
   }
+}
+
+/** Says in the error's own message why it was not waited for, so the command or log that shows it explains itself. */
+function explainCappedWait(error: ApiError, decision: RetryDecision): void {
+  const asked = Math.round((decision.cappedFromMs ?? 0) / 1000);
+  const paused =
+    decision.pauseBudgetMs !== undefined
+      ? `; the request budget is paused for ${Math.round(decision.pauseBudgetMs / 1000)} s (the cap)`
+      : "";
+  error.message += ` (the service asked to wait ${asked} s before retrying, longer than this client waits: the request was given up${paused})`;
 }
 
 /** Reports an attempt to the observer; an observer that throws must never break a request. */

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ConflictError } from "../errors.js";
 import { silentLogger } from "../logger.js";
+import { sleep as sleepReal } from "../timers.js";
 import { ApiCaller, type CallMeta } from "./api-caller.js";
 import type { AddEmployeeResult, RetentionClientOptions } from "./client-options.js";
 import { paginate } from "./paginate.js";
@@ -49,7 +50,6 @@ export type * from "./request-types.js";
 const ITERATOR_PAGE_SIZE = 100;
 const DEFAULT_PAGE_SIZE = 25;
 const anyBody = z.unknown();
-const sleepReal = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** Typed client for every operation of API v1 (spec part 4). Errors are those of src/errors.ts. */
 export class RetentionClient {

@@ -1,3 +1,5 @@
+import { startTimer } from "../timers.js";
+
 /** Priority class of a request: polling keeps a reserved share that bulk work can never take. */
 export type RequestPriority = "poll" | "bulk";
 
@@ -20,8 +22,6 @@ interface Waiter {
   readonly reject: (reason: unknown) => void;
 }
 
-const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
 /**
  * A token bucket shared by everything that uses one API key, so normal operation never earns a
  * 429. The refill rate is (limit - capacity) per minute: the most requests any 60 s window can
@@ -35,6 +35,8 @@ export class RateLimiter {
   private readonly ratePerMs: number;
   private readonly now: () => number;
   private readonly sleep: (ms: number) => Promise<void>;
+  /** Ends the pump's current wait early (set while the default timer sleeps). */
+  private wake: (() => void) | undefined;
   private tokens: number;
   private lastRefill: number;
   private pausedUntil = 0;
@@ -51,7 +53,7 @@ export class RateLimiter {
     const share = Math.min(0.9, Math.max(0, options.reservedShare ?? 0.25));
     this.reservedTokens = Math.min(this.capacity - 1, Math.ceil(this.capacity * share));
     this.now = options.now ?? Date.now;
-    this.sleep = options.sleep ?? realSleep;
+    this.sleep = options.sleep ?? ((ms) => this.timerSleep(ms));
     this.tokens = this.capacity;
     this.lastRefill = this.now();
   }
@@ -88,6 +90,8 @@ export class RateLimiter {
           if (i >= 0) {
             this.waiters.splice(i, 1);
             reject(signal.reason);
+            // Nobody left waiting: the pump's timer must not keep a stopping process alive.
+            if (this.waiters.length === 0) this.wake?.();
           }
         },
         { once: true },
@@ -104,6 +108,21 @@ export class RateLimiter {
     this.refill();
     this.tokens = 0;
     this.lastRefill = Math.max(this.lastRefill, this.pausedUntil);
+  }
+
+  /** The default sleep: a timer the pump can cut short when its last waiter gives up. */
+  private timerSleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const cancel = startTimer(ms, done);
+      function done() {
+        cancel();
+        resolve();
+      }
+      this.wake = () => {
+        this.wake = undefined;
+        done();
+      };
+    });
   }
 
   private refill(): void {

@@ -26,7 +26,23 @@ export interface RetryDecision {
   readonly delayMs: number;
   /** Why, for the warn line: `rate-limited`, `seat-reservation-busy`, `server-error`, `timeout`, ... */
   readonly reason: string;
+  /**
+   * Per-minute 429 only: how long to pause the shared request budget, never more than
+   * `MAX_RATE_LIMIT_PAUSE_MS`; set whether or not the request is retried.
+   */
+  readonly pauseBudgetMs?: number;
+  /** The wait the service asked for (Retry-After, in ms) when it was longer than this client honours. */
+  readonly cappedFromMs?: number;
 }
+
+/**
+ * Longest a per-minute 429 pauses the shared budget: the per-minute window is spent within a
+ * minute, so a longer `Retry-After` is not believed. Such a request is not retried (its job
+ * fails and its next run asks again); the budget pauses for this cap.
+ */
+export const MAX_RATE_LIMIT_PAUSE_MS = 60_000;
+/** Longest `Retry-After` of a 503 SEAT_RESERVATION_BUSY waited in-process; a longer one fails the request. */
+export const MAX_RETRY_AFTER_WAIT_MS = 3_600_000;
 
 const IDEMPOTENT_METHODS = new Set(["GET", "HEAD", "PUT", "PATCH", "DELETE", "OPTIONS"]);
 
@@ -72,18 +88,39 @@ function classify(input: RetryInput): {
 
 const NO: (reason: string) => RetryDecision = (reason) => ({ retry: false, delayMs: 0, reason });
 
+function isDailyAllowance(code: string | undefined): boolean {
+  return code === "SEAT_QUOTA_EXCEEDED" || code === "ROW_QUOTA_EXCEEDED";
+}
+
+/** The per-minute 429: how long the budget pauses, and whether this request waits and tries again. */
+function perMinuteLimit(input: RetryInput, c: { retryAfterSeconds?: number | undefined }): RetryDecision {
+  const askedMs = c.retryAfterSeconds !== undefined ? c.retryAfterSeconds * 1000 : undefined;
+  if (askedMs !== undefined && askedMs > MAX_RATE_LIMIT_PAUSE_MS) {
+    return { ...NO("retry-after-over-cap"), pauseBudgetMs: MAX_RATE_LIMIT_PAUSE_MS, cappedFromMs: askedMs };
+  }
+  // Spec 7.3 promises Retry-After >= 1 s; without one, wait at least that long.
+  const delayMs = askedMs ?? Math.max(1000, backoff(input));
+  if (input.attempt > input.maxRetries) return { ...NO("retries-exhausted"), pauseBudgetMs: delayMs };
+  return { retry: true, delayMs, reason: "rate-limited", pauseBudgetMs: delayMs };
+}
+
 /**
  * The one retry decision of the client (stripe-node style), pure: the same input gives the same
  * answer (with a fixed `random`).
- * - per-minute 429 (no code) and 503 SEAT_RESERVATION_BUSY: wait the full Retry-After, never
- *   capped, any method (the server did nothing);
- * - 5xx, timeouts, lost connections: exponential backoff with full jitter, only when retry-safe;
+ * - per-minute 429 (no code): wait the full Retry-After, any method (the server did nothing), and
+ *   pause the shared budget as long; a Retry-After above `MAX_RATE_LIMIT_PAUSE_MS` is not waited
+ *   for: the budget pauses for the cap and the request fails (even after its last retry, the
+ *   budget still pauses);
+ * - 503 SEAT_RESERVATION_BUSY: wait the full Retry-After up to `MAX_RETRY_AFTER_WAIT_MS`;
+ * - 5xx, timeouts, lost connections: exponential backoff with full jitter (at least a 5xx's
+ *   Retry-After, up to `MAX_RATE_LIMIT_PAUSE_MS`), only when retry-safe;
  * - a malformed 2xx body: retried for GET only (nothing was changed);
  * - 402, 429 SEAT_QUOTA_EXCEEDED / ROW_QUOTA_EXCEEDED, 400, 401, 403, 404, 409: never.
  */
 export function shouldRetry(input: RetryInput): RetryDecision {
-  if (input.attempt > input.maxRetries) return NO("retries-exhausted");
   const c = classify(input);
+  if (c.kind === "status" && c.status === 429 && !isDailyAllowance(c.code)) return perMinuteLimit(input, c);
+  if (input.attempt > input.maxRetries) return NO("retries-exhausted");
   const safe = isRetrySafe(input.method, input.path);
   if (c.kind === "timeout" || c.kind === "network") {
     return safe ? { retry: true, delayMs: backoff(input), reason: c.kind } : NO(`${c.kind}-not-retry-safe`);
@@ -96,17 +133,19 @@ export function shouldRetry(input: RetryInput): RetryDecision {
   if (c.kind !== "status" || c.status === undefined) return NO("not-retryable");
   const { status, code } = c;
   const retryAfterMs = c.retryAfterSeconds !== undefined ? c.retryAfterSeconds * 1000 : undefined;
-  if (status === 429) {
-    if (code === "SEAT_QUOTA_EXCEEDED" || code === "ROW_QUOTA_EXCEEDED") return NO("daily-allowance-spent");
-    // Spec 7.3 promises Retry-After >= 1 s; without one, wait at least that long.
-    return { retry: true, delayMs: retryAfterMs ?? Math.max(1000, backoff(input)), reason: "rate-limited" };
-  }
+  // A daily allowance (spec 7): waiting cannot help today; the roster defers its adds, nothing pauses.
+  if (status === 429) return NO("daily-allowance-spent");
   if (status === 503 && code === "SEAT_RESERVATION_BUSY") {
+    if (retryAfterMs !== undefined && retryAfterMs > MAX_RETRY_AFTER_WAIT_MS) {
+      return { ...NO("retry-after-over-cap"), cappedFromMs: retryAfterMs };
+    }
     return { retry: true, delayMs: retryAfterMs ?? Math.max(1000, backoff(input)), reason: "seat-reservation-busy" };
   }
   if (status >= 500) {
     if (!safe) return NO("server-error-not-retry-safe");
-    return { retry: true, delayMs: Math.max(backoff(input), retryAfterMs ?? 0), reason: "server-error" };
+    // A Retry-After on a 5xx is a hint, honoured up to the per-minute cap.
+    const hinted = Math.min(retryAfterMs ?? 0, MAX_RATE_LIMIT_PAUSE_MS);
+    return { retry: true, delayMs: Math.max(backoff(input), hinted), reason: "server-error" };
   }
   return NO(`status-${status}`);
 }

@@ -7,6 +7,7 @@ import {
   isServiceErrorCode,
 } from "../errors.js";
 import { packageVersion } from "../package-version.js";
+import { startTimer } from "../timers.js";
 import { isRecord } from "./lenient-read.js";
 import { parseRetryAfter } from "./retry-after.js";
 
@@ -99,10 +100,10 @@ export class Transport {
     const url = buildUrl(this.options.baseUrl, path, req.query);
     const controller = new AbortController();
     let timedOut = false;
-    const timer = setTimeout(() => {
+    const cancelTimer = startTimer(this.options.timeoutMs, () => {
       timedOut = true;
       controller.abort();
-    }, this.options.timeoutMs);
+    });
     const signal = req.signal ? AbortSignal.any([controller.signal, req.signal]) : controller.signal;
     const headers: Record<string, string> = {
       authorization: `Bearer ${this.options.apiKey}`,
@@ -134,7 +135,7 @@ export class Transport {
       if (req.signal?.aborted) throw req.signal.reason ?? error;
       throw new ApiNetworkError(method, path, this.scrub(errorDetail(error)), { cause: error });
     } finally {
-      clearTimeout(timer);
+      cancelTimer();
     }
 
     let data: unknown;

@@ -4,7 +4,7 @@ import type { CommandIO } from "../commands/command-io.js";
 import type { Config } from "../config/schema.js";
 import { HealthMonitor } from "../daemon/health-monitor.js";
 import { createMetrics } from "../daemon/metrics.js";
-import { observeApiAttempt, observePollPass, observeReconcile } from "../daemon/observe-work.js";
+import { observeApiAttempt, observePollPass, observeQueued, observeReconcile } from "../daemon/observe-work.js";
 import { type DaemonDeps, type RunningDaemon, startDaemon } from "../daemon/run-daemon.js";
 import { postReconcileReport } from "../roster/post-report.js";
 import { hasInterruptedReconcile } from "../roster/reconcile-journal.js";
@@ -44,6 +44,12 @@ export async function startConfiguredDaemon(config: Config, io: CommandIO): Prom
     clientOptions: { onAttempt: (attempt) => observeApiAttempt(metrics, health, attempt) },
   });
   const { logger, store, delivery } = runtime;
+  // Read at each scrape and readiness check: a paused request budget, every post of either door.
+  health.watchRateBudget(() => runtime.rateLimiter.pausedUntilMs);
+  metrics.watch({
+    rateBudgetPausedUntil: () => runtime.rateLimiter.pausedUntilMs,
+    deliveryTotals: () => delivery.sender?.totals,
+  });
   try {
     const alerts = config.alerts.enabled
       ? createAlertJobs({
@@ -55,6 +61,7 @@ export async function startConfiguredDaemon(config: Config, io: CommandIO): Prom
           signal: shutdown.signal,
           logger: logger.child({ component: "alerts" }),
           onPass: (report) => observePollPass(metrics, report, new Date()),
+          onQueued: (count) => observeQueued(metrics, count),
         })
       : undefined;
     if (alerts && !slack) logger.warn("SLACK_BOT_TOKEN is not set: alerts are queued in the outbox until it is");

@@ -77,7 +77,7 @@ export function createDelivery(
     settings: {
       messagesPerSecondPerChannel: settings.messagesPerSecondPerChannel,
       retentionMs: settings.retentionMs,
-      coalesce: backlogDigest(settings.digestThreshold),
+      coalesce: backlogDigest(settings.digestThreshold, settings.format),
     },
   });
 }

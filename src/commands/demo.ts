@@ -6,6 +6,7 @@ import { startConfiguredDaemon } from "../app/configured-daemon.js";
 import { loadConfig } from "../config/load-config.js";
 import { EXIT_OK, type ExitCode, UsageError } from "../errors.js";
 import { renderSlackMessage } from "../slack/render-slack-message.js";
+import { startTimer } from "../timers.js";
 import { type CommandIO, parseCommandFlags, writeLine } from "./command-io.js";
 import { loadEmulatorPackage } from "./load-emulator-package.js";
 
@@ -46,7 +47,7 @@ daemon:
 
 function untilStopped(signal: AbortSignal | undefined, seconds: number | undefined): Promise<void> {
   return new Promise((resolveStop) => {
-    if (seconds !== undefined) setTimeout(resolveStop, seconds * 1000).unref();
+    if (seconds !== undefined) startTimer(seconds * 1000, resolveStop, { unref: true });
     if (signal?.aborted) resolveStop();
     signal?.addEventListener("abort", () => resolveStop(), { once: true });
   });

@@ -27,6 +27,7 @@ function printDryRun(io: CommandIO, report: PollReport): void {
     );
     return;
   }
+  if (report.unrouted > 0) writeLine(io.stdout, unroutedLine(report));
   writeLine(
     io.stdout,
     `dry run: ${report.drafts.length} Slack message(s) would be posted for ${report.alerts} alert(s):`,
@@ -42,6 +43,11 @@ function printDryRun(io: CommandIO, report: PollReport): void {
       }),
     );
   }
+}
+
+/** What routing could not place, and what the catch-all took, in one line. */
+function unroutedLine(report: PollReport): string {
+  return `${report.unrouted} alert(s) matched no route and were not posted: set slack.channel (SLACK_CHANNEL) as the catch-all or widen alerts.routes.`;
 }
 
 /** `retention-sync poll --once [--dry-run] [--config PATH]`: one polling pass over every lens. */
@@ -80,10 +86,12 @@ export async function run(io: CommandIO): Promise<ExitCode> {
       return EXIT_OK;
     }
     const flush = report.flush;
+    const caught = report.caughtAll > 0 ? ` (${report.caughtAll} to slack.channel: no route took them)` : "";
     writeLine(
       io.stdout,
-      `poll: ${report.alerts} new alert(s), ${flush?.sent ?? 0} message(s) posted, ${flush?.pending ?? 0} waiting in the outbox.`,
+      `poll: ${report.alerts} new alert(s)${caught}, ${flush?.sent ?? 0} message(s) posted, ${flush?.pending ?? 0} waiting in the outbox.`,
     );
+    if (report.unrouted > 0) writeLine(io.stdout, `poll: ${unroutedLine(report)}`);
     if (report.stopped) {
       writeLine(
         io.stderr,

@@ -36,6 +36,7 @@ const riskLevel = z.enum(RISK_LEVELS);
 export { CHANGE_TYPES };
 
 const changeType = z.enum(CHANGE_TYPES);
+const nextStepKey = z.enum([...CHANGE_TYPES, "default"]);
 
 const slackChannel = z
   .string()
@@ -53,6 +54,12 @@ export const routeSchema = z.strictObject({
   locations: z.array(z.string().min(1)).optional(),
   competitorIds: z.array(z.number().int().positive()).optional(),
   channel: slackChannel,
+  /**
+   * Like Alertmanager's `continue`, but true by default: after this route matches, later routes are
+   * still tried (several routes can match). `false` stops at this route when it matches. Absent
+   * means true.
+   */
+  continue: z.boolean().optional(),
 });
 export type AlertRoute = z.infer<typeof routeSchema>;
 
@@ -120,8 +127,26 @@ export const configSchema = z.strictObject({
       dedupeRetention: durationSeconds.default(30 * 86_400),
       /** Dashboard base URL used for links when a change carries none. */
       dashboardUrl: z.url().optional(),
+      /**
+       * Each pass re-reads this much before the cursor, so a change the service shows late (dated
+       * before the cursor) is still read; handled changes are dropped by id.
+       */
+      cursorOverlap: durationSeconds.default(600),
       routes: z.array(routeSchema).default([]),
-      managerDm: z.strictObject({ enabled: z.boolean().default(false) }).prefault({}),
+      /** The suggested next step of an alert, per lens and change type (`default` for the rest); "" shows none. */
+      nextSteps: z
+        .strictObject({
+          retention: z.partialRecord(nextStepKey, z.string().max(500)).default({}),
+          poaching: z.partialRecord(nextStepKey, z.string().max(500)).default({}),
+        })
+        .prefault({}),
+      managerDm: z
+        .strictObject({
+          enabled: z.boolean().default(false),
+          /** Only alerts at this risk level or above reach the manager (a departure reads as high). */
+          minRiskLevel: riskLevel.default("high"),
+        })
+        .prefault({}),
       webhook: z
         .strictObject({
           enabled: z.boolean().default(false),

@@ -4,6 +4,7 @@ import { evaluateReadiness, type HealthSignals, type Readiness } from "./readine
 /** Collects the health signals the jobs report and answers readiness from them. */
 export class HealthMonitor {
   private signals: HealthSignals;
+  private budgetPausedUntil: () => number = () => 0;
 
   constructor(
     private readonly staleAfterMs: number,
@@ -39,8 +40,17 @@ export class HealthMonitor {
     this.signals = { ...this.signals, storeOk: true, storeError: undefined };
   }
 
+  /** Where readiness reads the pause of the shared request budget (`RateLimiter.pausedUntilMs`). */
+  watchRateBudget(pausedUntil: () => number): void {
+    this.budgetPausedUntil = pausedUntil;
+  }
+
   readiness(): Readiness {
-    return evaluateReadiness(this.signals, this.clock(), this.staleAfterMs);
+    return evaluateReadiness(
+      { ...this.signals, budgetPausedUntil: this.budgetPausedUntil() },
+      this.clock(),
+      this.staleAfterMs,
+    );
   }
 }
 

@@ -1,4 +1,5 @@
 import type { Logger } from "../logger.js";
+import { startTimer } from "../timers.js";
 
 /** A unit of scheduled work; it must stop at a safe point when the signal aborts. */
 export type JobFn = (signal: AbortSignal) => Promise<void>;
@@ -46,12 +47,12 @@ export class JobRunner {
     this.controller.abort();
     const pending = [...this.running.values()];
     if (pending.length === 0) return true;
-    let timer: NodeJS.Timeout | undefined;
+    let cancel: (() => void) | undefined;
     const timeout = new Promise<false>((resolve) => {
-      timer = setTimeout(() => resolve(false), graceMs);
+      cancel = startTimer(graceMs, () => resolve(false));
     });
     const finished = await Promise.race([Promise.all(pending).then(() => true as const), timeout]);
-    clearTimeout(timer);
+    cancel?.();
     return finished;
   }
 }

@@ -1,10 +1,39 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 
+/** What the delivery service has done since start (`OutboxSender.totals`), read at each scrape. */
+export interface DeliveryTotals {
+  readonly sent: number;
+  readonly permanentFailures: number;
+  readonly retryableFailures: number;
+  readonly rateLimited: number;
+  readonly possibleDuplicates: number;
+}
+
+/** Live values read when Prometheus scrapes; the composition root connects them once the adapters exist. */
+export interface MetricSources {
+  /** `RateLimiter.pausedUntilMs`: epoch ms until which the request budget is paused (0 when not). */
+  rateBudgetPausedUntil?: () => number;
+  /** Every post by either door (poll passes and webhook flushes) and by reconcile reports. */
+  deliveryTotals?: () => DeliveryTotals | undefined;
+}
+
 /**
  * Every metric the daemon exports, on its own registry (not prom-client's global one) so that
  * tests and several daemons in one process never share counters.
  */
-export function createMetrics() {
+export function createMetrics(options: { now?: () => number } = {}) {
+  const now = options.now ?? Date.now;
+  const sources: MetricSources = {};
+  /** Lens key -> end of the last pass that read the lens to the end (epoch ms). */
+  const lensReadAt = new Map<string, number>();
+  /** Delivery totals already added to the alerts counter. */
+  const counted: { -readonly [K in keyof DeliveryTotals]: number } = {
+    sent: 0,
+    permanentFailures: 0,
+    retryableFailures: 0,
+    rateLimited: 0,
+    possibleDuplicates: 0,
+  };
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: "retention_sync_" });
   const m = {
@@ -47,9 +76,23 @@ export function createMetrics() {
     }),
     alerts: new Counter({
       name: "retention_sync_alerts_total",
-      help: "Slack alerts, by outcome (queued, posted, failed, reposted_after_restart: possibly posted twice)",
+      help: "Slack messages of the alert flow, by outcome: queued (put in the outbox by a poll pass or a webhook event), posted, failed (attempts), reposted_after_restart (possibly posted twice), unrouted (alerts of poll passes that no route and no catch-all took); posted, failed and reposted also count reconcile reports",
       labelNames: ["outcome"] as const,
       registers: [registry],
+      collect() {
+        const totals = sources.deliveryTotals?.();
+        if (!totals) return;
+        const add = (outcome: string, key: keyof DeliveryTotals) => {
+          const delta = totals[key] - counted[key];
+          if (delta > 0) this.inc({ outcome }, delta);
+          counted[key] = totals[key];
+        };
+        add("posted", "sent");
+        add("failed", "permanentFailures");
+        add("failed", "retryableFailures");
+        add("failed", "rateLimited");
+        add("reposted_after_restart", "possibleDuplicates");
+      },
     }),
     outboxSize: new Gauge({
       name: "retention_sync_outbox_size",
@@ -58,9 +101,22 @@ export function createMetrics() {
     }),
     cursorAge: new Gauge({
       name: "retention_sync_cursor_age_seconds",
-      help: "Age of the committed /changes cursor, by lens",
+      help: "Seconds since the last poll pass that read this lens's /changes to the end and committed its cursor, by lens",
       labelNames: ["lens"] as const,
       registers: [registry],
+      collect() {
+        this.reset();
+        for (const [lens, at] of lensReadAt) this.set({ lens }, Math.max(0, (now() - at) / 1000));
+      },
+    }),
+    rateBudgetPaused: new Gauge({
+      name: "retention_sync_rate_budget_paused_seconds",
+      help: "Seconds the shared API request budget stays paused by a per-minute 429 (0 when not paused)",
+      registers: [registry],
+      collect() {
+        const until = sources.rateBudgetPausedUntil?.() ?? 0;
+        this.set(Math.max(0, (until - now()) / 1000));
+      },
     }),
     reconcileRuns: new Counter({
       name: "retention_sync_reconcile_runs_total",
@@ -90,7 +146,20 @@ export function createMetrics() {
       registers: [registry],
     }),
   };
-  return m;
+  return Object.assign(m, {
+    /** Connects the live sources read at each scrape. */
+    watch(more: MetricSources): void {
+      Object.assign(sources, more);
+    },
+    /** A poll pass read this lens to the end at `atMs`. */
+    lensRead(lens: string, atMs: number): void {
+      lensReadAt.set(lens, atMs);
+    },
+    /** Lenses no longer polled (a competitor workspace deleted) stop being reported. */
+    keepLenses(current: ReadonlySet<string>): void {
+      for (const lens of lensReadAt.keys()) if (!current.has(lens)) lensReadAt.delete(lens);
+    },
+  });
 }
 
 export type Metrics = ReturnType<typeof createMetrics>;

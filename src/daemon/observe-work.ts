@@ -30,6 +30,11 @@ export function observeApiAttempt(metrics: Metrics, health: HealthMonitor, attem
   else health.apiSucceeded();
 }
 
+/**
+ * One poll pass: its outcome, the changes it saw, the lenses it read to the end (the cursor age is
+ * the time since then) and the outbox size. Posts are counted from the delivery totals instead,
+ * so webhook deliveries count too.
+ */
 export function observePollPass(metrics: Metrics, report: PollReport, now: Date): void {
   metrics.polls.inc({
     outcome: report.error !== undefined ? "failed" : report.lenses.some((l) => l.error) ? "partial" : "ok",
@@ -37,22 +42,20 @@ export function observePollPass(metrics: Metrics, report: PollReport, now: Date)
   for (const lens of report.lenses) {
     const kind = lens.lens.startsWith("retention") ? "retention" : "poaching";
     metrics.changesSeen.inc({ lens: kind }, lens.fresh);
-    if (lens.cursor) {
-      const age = (now.getTime() - Date.parse(lens.cursor)) / 1000;
-      if (Number.isFinite(age)) metrics.cursorAge.set({ lens: lens.lens }, Math.max(0, age));
+    if (lens.error === undefined && lens.skipped === undefined && !report.stopped) {
+      metrics.lensRead(lens.lens, now.getTime());
     }
   }
-  metrics.alerts.inc({ outcome: "queued" }, report.enqueued);
-  if (report.flush) {
-    metrics.alerts.inc({ outcome: "posted" }, report.flush.sent);
-    metrics.alerts.inc(
-      { outcome: "failed" },
-      report.flush.permanentFailures + report.flush.retryableFailures + report.flush.rateLimited,
-    );
-    // Posted again after a restart found them mid-post: each may be a double post in Slack.
-    metrics.alerts.inc({ outcome: "reposted_after_restart" }, report.flush.possibleDuplicates);
-    metrics.outboxSize.set(report.flush.pending);
+  if (report.error === undefined && !report.stopped) {
+    metrics.keepLenses(new Set(report.lenses.filter((l) => l.skipped === undefined).map((l) => l.lens)));
   }
+  if (report.flush) metrics.outboxSize.set(report.flush.pending);
+  if (report.unrouted > 0) metrics.alerts.inc({ outcome: "unrouted" }, report.unrouted);
+}
+
+/** Alerts put in the outbox by either door (a poll pass or a webhook event). */
+export function observeQueued(metrics: Metrics, count: number): void {
+  if (count > 0) metrics.alerts.inc({ outcome: "queued" }, count);
 }
 
 export function observeReconcile(metrics: Metrics, report: ReconcileReport): void {

@@ -10,6 +10,8 @@ export interface HealthSignals {
   /** Set when an operator must act (revoked key, read-only key, inactive subscription): retrying cannot help. */
   readonly quarantine?: string | undefined;
   readonly startedAt: number;
+  /** Epoch ms until which the shared API request budget is paused by a per-minute 429 (0 or absent: not paused). */
+  readonly budgetPausedUntil?: number | undefined;
 }
 
 export interface Readiness {
@@ -19,12 +21,20 @@ export interface Readiness {
 
 /**
  * Ready means: the store works, the service answered recently (or the daemon is still in its
- * start-up grace), and nothing needs an operator. Pure so the rules are testable without a server.
+ * start-up grace), nothing needs an operator, and the request budget is not paused by a 429. Pure so the rules are testable without a server.
  */
 export function evaluateReadiness(signals: HealthSignals, now: number, staleAfterMs: number): Readiness {
   if (!signals.storeOk)
     return { ready: false, reason: `state store unavailable: ${signals.storeError ?? "unknown error"}` };
   if (signals.quarantine) return { ready: false, reason: `needs operator action: ${signals.quarantine}` };
+  const pausedUntil = signals.budgetPausedUntil ?? 0;
+  if (pausedUntil > now) {
+    const seconds = Math.ceil((pausedUntil - now) / 1000);
+    return {
+      ready: false,
+      reason: `API request budget paused for ${seconds} s more (the service answered 429, per-minute limit): no polling until then`,
+    };
+  }
   const lastSuccess = signals.lastApiSuccessAt;
   const lastFailure = signals.lastApiFailureAt;
   if (lastFailure !== undefined && (lastSuccess === undefined || lastFailure > lastSuccess)) {

@@ -91,7 +91,7 @@ export class OutboxSender<P = unknown> {
   private running: Promise<FlushReport> | undefined;
   private rerun: Promise<FlushReport> | undefined;
   /** Totals since start, for metrics. */
-  readonly totals = { sent: 0, permanentFailures: 0, retryableFailures: 0, rateLimited: 0 };
+  readonly totals = { sent: 0, permanentFailures: 0, retryableFailures: 0, rateLimited: 0, possibleDuplicates: 0 };
 
   constructor(private readonly options: OutboxSenderOptions<P>) {
     this.retry = options.retry ?? DEFAULT_RETRY;
@@ -177,6 +177,7 @@ export class OutboxSender<P = unknown> {
       if (this.stopping) return;
       if (entry.postingSince !== undefined) {
         report.possibleDuplicates += 1;
+        this.totals.possibleDuplicates += 1;
         this.options.logger.warn(
           { channel, outboxId: entry.id, alerts: entry.alertKeys.length, alertKeys: entry.alertKeys.slice(0, 5) },
           "an alert was being posted when the previous run stopped; posting it again (it may appear twice)",

@@ -15,8 +15,29 @@ export const MAX_BLOCKS = 50;
 export const MAX_FALLBACK = 3000;
 
 const WORD_JOINER = "\u2060";
+/** Bidi embeddings, overrides and isolates (U+202A-202E, U+2066-2069), marks (U+200E, U+200F, U+061C). */
+const BIDI = /[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]/g;
+/** Zero-width and invisible joiners, soft hyphen, BOM. */
+const INVISIBLE = /[\u200b-\u200d\u2060-\u2064\ufeff\u180e\u00ad]/g;
+/** Line and paragraph breaks of any kind, tabs. */
+const BREAKS = /[\r\n\t\v\f\u0085\u2028\u2029]+/g;
 // biome-ignore lint/suspicious/noControlCharactersInRegex: stripping control characters is the point
 const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g;
+
+/**
+ * Untrusted text meant for one line (a name, a title, a department): line breaks become spaces,
+ * and bidi controls and invisible characters go, so a value can neither fake extra lines (in a
+ * digest) nor reorder what follows it on screen. Apply before the escaping helpers below.
+ */
+export function singleLine(text: string): string {
+  return text
+    .replace(BIDI, "")
+    .replace(INVISIBLE, "")
+    .replace(BREAKS, " ")
+    .replace(CONTROL, "")
+    .replace(/ {2,}/g, " ")
+    .trim();
+}
 
 /** Breaks `@channel`, `@here`, `@everyone` and `@user` so Slack cannot turn them into mentions. */
 export function neutraliseMentions(text: string): string {
@@ -36,20 +57,37 @@ export function plainText(text: string): string {
 
 /**
  * Cuts text to at most `max` UTF-16 units (Slack counts characters; units are never fewer),
- * ending with an ellipsis, never inside a surrogate pair or an `&amp;`-style entity.
+ * ending with an ellipsis, never inside a surrogate pair, an `&amp;`-style entity or a `<url|label>`
+ * link (the whole link goes).
  */
 export function truncate(text: string, max: number): string {
   if (text.length <= max) return text;
   let cut = text.slice(0, Math.max(0, max - 1));
   if (/[\ud800-\udbff]$/.test(cut)) cut = cut.slice(0, -1);
   cut = cut.replace(/&[a-z]{0,4}$/, "");
+  // Escaped text has no raw "<": one left open is the start of a link (or mention) that was cut.
+  cut = cut.replace(/<[^>]*$/, "");
   return `${cut}…`;
 }
 
-/** A link in mrkdwn to an http(s) URL, or just the escaped label when the URL is unusable. */
+/** Whether a URL may be linked at all: absolute http(s), no user or password part, no spaces, not huge. */
+export function isLinkableUrl(url: string): boolean {
+  if (url.length > 2000 || !/^https?:\/\/[^\s]+$/i.test(url)) return false;
+  try {
+    const parsed = new URL(url);
+    return (parsed.protocol === "https:" || parsed.protocol === "http:") && !parsed.username && !parsed.password;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A link in mrkdwn to an http(s) URL, or just the escaped label when the URL is unusable (see
+ * `isLinkableUrl`; `https://host@evil.example/` is refused). Callers narrow the hosts further.
+ */
 export function mrkdwnLink(url: string | undefined, label: string): string {
-  const safeLabel = escapeMrkdwn(label).replace(/\|/g, "¦");
-  if (!url || !/^https?:\/\/[^\s]+$/i.test(url) || url.length > 2000) return safeLabel;
+  const safeLabel = escapeMrkdwn(singleLine(label)).replace(/\|/g, "¦");
+  if (!url || !isLinkableUrl(url)) return safeLabel;
   const safeUrl = url.replace(/&/g, "&amp;").replace(/</g, "%3C").replace(/>/g, "%3E").replace(/\|/g, "%7C");
   return `<${safeUrl}|${safeLabel}>`;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { changeIdFromEventId, nextCursor, oldestFirst, pollStart, selectFresh } from "../../src/alerts/dedupe.js";
+import { changeIdFromEventId, oldestFirst, selectFresh } from "../../src/alerts/dedupe.js";
 import { DeliveryLedger } from "../../src/alerts/delivery-ledger.js";
 import { openStateStore } from "../../src/store/state-store.js";
 
@@ -29,35 +29,13 @@ describe("dedupe decisions", () => {
     expect(changeIdFromEventId("ping_1")).toBeUndefined();
   });
 
-  it("orders oldest first and never moves the cursor backwards", () => {
+  it("orders oldest first, ties by key", () => {
     const items = [
       { key: "b", detectedAt: "2026-11-23T10:00:00Z" },
       { key: "a", detectedAt: "2026-11-23T09:00:00Z" },
       { key: "c", detectedAt: "2026-11-23T10:00:00Z" },
     ];
     expect(oldestFirst(items).map((i) => i.key)).toEqual(["a", "b", "c"]);
-    expect(nextCursor(undefined, items)).toBe("2026-11-23T10:00:00.000Z");
-    expect(nextCursor("2026-11-24T00:00:00.000Z", items)).toBe("2026-11-24T00:00:00.000Z");
-    expect(nextCursor("2026-11-20T00:00:00.000Z", [])).toBe("2026-11-20T00:00:00.000Z");
-  });
-
-  it("never moves a cursor past the limit (a change dated in the far future)", () => {
-    const items = [
-      { key: "a", detectedAt: "2026-11-23T09:00:00Z" },
-      { key: "z", detectedAt: "9999-12-31T00:00:00Z" },
-    ];
-    const limit = Date.parse("2026-11-23T12:05:00Z");
-    expect(nextCursor(undefined, items, limit)).toBe("2026-11-23T09:00:00.000Z");
-    expect(nextCursor(undefined, items)).toBe("9999-12-31T00:00:00.000Z");
-  });
-
-  it("starts polling from the look-back when the stored cursor is missing, unreadable or in the future", () => {
-    const limit = Date.parse("2026-11-23T12:05:00Z");
-    const back = "2026-11-22T12:00:00.000Z";
-    expect(pollStart(undefined, back, limit)).toEqual({ since: back, reason: "first-poll" });
-    expect(pollStart("garbage", back, limit)).toEqual({ since: back, reason: "cursor-unreadable" });
-    expect(pollStart("9999-12-31T00:00:00.000Z", back, limit)).toEqual({ since: back, reason: "cursor-in-future" });
-    expect(pollStart("2026-11-23T11:00:00.000Z", back, limit)).toEqual({ since: "2026-11-23T11:00:00.000Z" });
   });
 });
 

@@ -73,6 +73,44 @@ describe("ChangeEnricher", () => {
     expect(alert.person).toMatchObject({ department: "FP&A", managerEmail: "boss@example.com" });
   });
 
+  it("carries the whole HRIS row as HR data, beside the profile's title", async () => {
+    const { enricher: e } = enricher({
+      hris: () => ({
+        department: "FP&A",
+        managerEmail: "boss@example.com",
+        managerName: "Bo Ss",
+        employeeId: "E-7",
+        title: " Senior Controller ",
+      }),
+    });
+    const alert = await e.toAlert(item(), RETENTION);
+    expect(alert.person.title).toBe("Controller");
+    expect(alert.person.hris).toEqual({
+      employeeId: "E-7",
+      title: "Senior Controller",
+      department: "FP&A",
+      managerEmail: "boss@example.com",
+      managerName: "Bo Ss",
+    });
+    const { enricher: none } = enricher();
+    expect((await none.toAlert(item(), RETENTION)).person.hris).toBeUndefined();
+  });
+
+  it("asks findPerson (roster list pages) instead of GET /employees/{id} when given, with the lens", async () => {
+    const asked: Array<[number, number]> = [];
+    const { enricher: e, calls } = enricher({
+      findPerson: async (id, lens) => {
+        asked.push([id, lens.organizationId]);
+        return employee({ id, name: "Dana Listed" });
+      },
+    });
+    const alert = await e.toAlert(item(), ACME);
+    await e.toAlert(item({ key: "chg:2" }), ACME);
+    expect(alert.person.name).toBe("Dana Listed");
+    expect(asked).toEqual([[42, ACME.organizationId]]);
+    expect(calls).toEqual([]);
+  });
+
   it("alerts without details when the look-up fails, naming the person by id", async () => {
     const { enricher: e } = enricher({ getEmployee: () => Promise.reject(new Error("503")) });
     const alert = await e.toAlert(item(), ACME);

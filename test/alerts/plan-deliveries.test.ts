@@ -60,6 +60,32 @@ describe("planDeliveries", () => {
     const dms = on.drafts.filter((d) => d.kind === "dm");
     expect(dms.map((d) => [d.managerEmail, d.alertKeys])).toEqual([["boss@example.com", [own.key]]]);
   });
+
+  it("DMs a manager only from alerts.managerDm.minRiskLevel up (default high; a departure reads as high)", () => {
+    const person = { managerEmail: "boss@example.com" };
+    const watch = buildAlert({ riskScore: 0.6, riskLevel: "watch", person });
+    const high = buildAlert({ riskScore: 0.8, riskLevel: "high", person });
+    const gone = buildAlert({ changeType: "employee_departed", riskScore: null, riskLevel: "high", person });
+    const dmKeys = (managerDm: Parameters<typeof planDeliveries>[0]["managerDm"]) =>
+      planDeliveries({ alerts: [watch, high, gone], routing: BOTH, digestThreshold: 10, managerDm })
+        .drafts.filter((d) => d.kind === "dm")
+        .flatMap((d) => d.alertKeys);
+    expect(dmKeys(true)).toEqual([high.key, gone.key]);
+    expect(dmKeys({ enabled: true, minRiskLevel: "high" })).toEqual([high.key, gone.key]);
+    expect(dmKeys({ enabled: true, minRiskLevel: "watch" })).toEqual([watch.key, high.key, gone.key]);
+    expect(dmKeys({ enabled: false, minRiskLevel: "low" })).toEqual([]);
+  });
+
+  it("counts what went to the catch-all and reports only what nothing took as unrouted", () => {
+    const routing: RoutingConfig = { routes: BOTH.routes.slice(0, 1), defaultChannel: "hr-catch-all" };
+    const own = buildAlert({ lens: RETENTION });
+    const theirs = buildAlert({ lens: ACME });
+    const low = buildAlert({ lens: ACME, riskScore: 0.2, riskLevel: "low" });
+    const plan = planDeliveries({ alerts: [own, theirs, low], routing, digestThreshold: 10, managerDm: false });
+    expect(plan.drafts.map((d) => d.channel)).toEqual(["hr-alerts", "hr-catch-all"]);
+    expect(plan.caughtAll).toBe(1);
+    expect(plan.unrouted).toEqual([low]);
+  });
 });
 
 describe("the digest decision (channelDrafts, backlogDigest)", () => {

@@ -1,6 +1,13 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { minRiskScoreForLens } from "../../src/alerts/min-risk-score.js";
-import { routeAlert, routeThreshold } from "../../src/alerts/route-alert.js";
+import {
+  CATCH_ALL,
+  entryMatcher,
+  normaliseText,
+  routeAlert,
+  routerFor,
+  routeThreshold,
+} from "../../src/alerts/route-alert.js";
 import type { AlertRoute } from "../../src/config/schema.js";
 import { ACME, buildAlert, GLOBEX, RETENTION } from "./support/build-alert.js";
 
@@ -10,7 +17,7 @@ describe("routeAlert", () => {
   it("sends everything at Watch or above to slack.channel when no routes are configured", () => {
     const config = { routes: [], defaultChannel: "#alerts" };
     expect(routeAlert(buildAlert({ riskScore: 0.5, riskLevel: "watch" }), config)).toEqual([
-      { channel: "#alerts", routes: ["default"] },
+      { channel: "#alerts", routes: [CATCH_ALL] },
     ]);
     expect(routeAlert(buildAlert({ riskScore: 0.49, riskLevel: "low" }), config)).toEqual([]);
     expect(routeAlert(buildAlert({ lens: ACME, riskScore: 0.9 }), config).map((m) => m.channel)).toEqual(["#alerts"]);
@@ -48,19 +55,112 @@ describe("routeAlert", () => {
     );
   });
 
-  it("delivers departures to every route of their lens whatever the thresholds and filters", () => {
+  it("lets departures skip only the score threshold: every other filter of a route applies", () => {
     const routes: AlertRoute[] = [
-      route({ lens: "retention", minRiskScore: 0.95, changeTypes: ["open_to_work"], channel: "#strict" }),
+      route({ lens: "retention", minRiskScore: 0.95, channel: "#strict" }),
+      route({ lens: "retention", departments: ["Finance"], changeTypes: ["open_to_work"], channel: "#finance-otw" }),
       route({ lens: "retention", departments: ["Finance"], channel: "#finance" }),
       route({ lens: "poaching", channel: "#poach" }),
       route({ lens: "poaching", competitorIds: [9], channel: "#globex" }),
     ];
     const departure = { changeType: "employee_departed", riskScore: null, riskLevel: "high" as const };
-    expect(routeAlert(buildAlert({ ...departure, lens: RETENTION }), { routes }).map((m) => m.channel)).toEqual([
-      "#strict",
-      "#finance",
+    const channels = (alert: ReturnType<typeof buildAlert>) => routeAlert(alert, { routes }).map((m) => m.channel);
+    // The issue's case: a support person's departure is neither finance nor open_to_work.
+    expect(channels(buildAlert({ ...departure, person: { department: "Support" } }))).toEqual(["#strict"]);
+    expect(channels(buildAlert({ ...departure, person: { department: "Finance" } }))).toEqual(["#strict", "#finance"]);
+    expect(channels(buildAlert({ ...departure, lens: ACME }))).toEqual(["#poach"]);
+  });
+
+  it("sends what no route takes to slack.channel, like Alertmanager's root route", () => {
+    const routes: AlertRoute[] = [route({ lens: "retention", departments: ["Finance"], channel: "#finance" })];
+    const withCatchAll = { routes, defaultChannel: "#hr-alerts" };
+    const support = buildAlert({ riskScore: 0.8, person: { department: "Support" } });
+    expect(routerFor(withCatchAll).route(support)).toEqual({
+      matches: [{ channel: "#hr-alerts", routes: [CATCH_ALL] }],
+      caughtAll: true,
+    });
+    const finance = buildAlert({ riskScore: 0.8, person: { department: "Finance" } });
+    expect(routerFor(withCatchAll).route(finance)).toEqual({
+      matches: [{ channel: "#finance", routes: ["routes[0]"] }],
+      caughtAll: false,
+    });
+    // Below Watch, the catch-all does not take it either; without slack.channel nothing does.
+    expect(routeAlert(buildAlert({ riskScore: 0.3, riskLevel: "low" }), withCatchAll)).toEqual([]);
+    expect(routeAlert(support, { routes })).toEqual([]);
+  });
+
+  it("stops after a matching route with continue: false, and only then (several routes match by default)", () => {
+    const routes: AlertRoute[] = [
+      route({
+        name: "departures",
+        lens: "retention",
+        changeTypes: ["employee_departed"],
+        channel: "#departures",
+        continue: false,
+      }),
+      route({ name: "hr", lens: "retention", channel: "#hr-alerts" }),
+      route({ name: "talent", lens: "poaching", channel: "#talent" }),
+      route({ name: "audit", lens: "both", minRiskScore: 0.9, channel: "#audit" }),
+    ];
+    const config = { routes, defaultChannel: "#hr-alerts" };
+    const departure = buildAlert({ changeType: "employee_departed", riskScore: null, riskLevel: "high" });
+    expect(routeAlert(departure, config)).toEqual([{ channel: "#departures", routes: ["departures"] }]);
+    const otw = buildAlert({ riskScore: 0.95 });
+    expect(routeAlert(otw, config).map((m) => m.channel)).toEqual(["#hr-alerts", "#audit"]);
+    expect(routeAlert(buildAlert({ lens: ACME, riskScore: 0.8 }), config).map((m) => m.channel)).toEqual(["#talent"]);
+    // A route with continue: false that does not match does not stop anything.
+    const stopper = [route({ lens: "poaching", channel: "#x", continue: false }), route({ channel: "#y" })];
+    expect(routeAlert(buildAlert(), { routes: stopper }).map((m) => m.channel)).toEqual(["#y"]);
+  });
+
+  it("matches departments and locations case-insensitively, by leading part or wildcard", () => {
+    const routes: AlertRoute[] = [
+      route({ name: "berlin", locations: ["Berlin*"], channel: "#berlin" }),
+      route({ name: "munich", locations: ["münchen"], channel: "#munich" }),
+      route({ name: "eng", departments: ["ENGINEERING"], channel: "#eng" }),
+      route({ name: "any-sales", departments: ["*sales*"], channel: "#sales" }),
+    ];
+    const channels = (person: { department?: string; location?: string }) =>
+      routeAlert(buildAlert({ person }), { routes }).map((m) => m.channel);
+    expect(channels({ location: "Berlin, Germany", department: "Engineering - Platform" })).toEqual([
+      "#berlin",
+      "#eng",
     ]);
-    expect(routeAlert(buildAlert({ ...departure, lens: ACME }), { routes }).map((m) => m.channel)).toEqual(["#poach"]);
+    expect(channels({ location: "berlin", department: "engineering" })).toEqual(["#berlin", "#eng"]);
+    expect(channels({ location: "MÜNCHEN (remote)", department: "Inside Sales EMEA" })).toEqual(["#munich", "#sales"]);
+    expect(channels({ location: "Munich", department: "Engineers Guild" })).toEqual([]);
+  });
+});
+
+describe("entry matchers", () => {
+  it("take a plain entry as the whole value or its leading part up to a non-word character", () => {
+    const berlin = entryMatcher("Berlin");
+    expect(berlin(normaliseText("Berlin, Germany"))).toBe(true);
+    expect(berlin(normaliseText("Berlin"))).toBe(true);
+    expect(berlin(normaliseText("Berlingen"))).toBe(false);
+    expect(berlin(normaliseText("East Berlin"))).toBe(false);
+    expect(entryMatcher("*Germany")(normaliseText("Berlin,  Germany"))).toBe(true);
+    expect(entryMatcher("Ber*ny")(normaliseText("Berlin, Germany"))).toBe(true);
+    expect(entryMatcher("a.b")(normaliseText("axb"))).toBe(false);
+  });
+});
+
+describe("routing on the hot path", () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  it("compiles a configuration once and normalises only the alert's two values per alert, never localeCompare", () => {
+    const routes: AlertRoute[] = Array.from({ length: 40 }, (_, i) =>
+      route({ departments: [`Dept ${i}`, `Other ${i}*`], locations: ["Berlin*", "Paris"], channel: `#c${i}` }),
+    );
+    const config = { routes };
+    expect(routerFor(config)).toBe(routerFor(config));
+    routeAlert(buildAlert(), config);
+    const normalize = vi.spyOn(String.prototype, "normalize");
+    const localeCompare = vi.spyOn(String.prototype, "localeCompare");
+    for (let i = 0; i < 100; i += 1)
+      routeAlert(buildAlert({ person: { department: "Dept 39", location: "Berlin" } }), config);
+    expect(localeCompare).not.toHaveBeenCalled();
+    expect(normalize.mock.calls.length).toBe(200);
   });
 
   it("sends one message per channel when several routes to it match", () => {
@@ -89,9 +189,23 @@ describe("minRiskScoreForLens", () => {
     expect(minRiskScoreForLens(GLOBEX, { routes })).toBe(0.75);
   });
 
-  it("returns null when no route can use the lens, and Watch for the default route", () => {
+  it("returns null when nothing can use the lens, and Watch when the catch-all can", () => {
     expect(minRiskScoreForLens(ACME, { routes: [route({ lens: "retention", channel: "#hr" })] })).toBeNull();
     expect(minRiskScoreForLens(ACME, { routes: [], defaultChannel: "#a" })).toBe(0.5);
     expect(minRiskScoreForLens(ACME, { routes: [] })).toBeNull();
+    // With routes configured, slack.channel still takes what they leave: the lens is polled for it.
+    expect(
+      minRiskScoreForLens(ACME, { routes: [route({ lens: "retention", channel: "#hr" })], defaultChannel: "#a" }),
+    ).toBe(0.5);
+  });
+
+  it("asks only for departures (score 1) when the lens's routes take nothing else", () => {
+    const departures = route({ lens: "poaching", changeTypes: ["employee_departed"], channel: "#gone" });
+    expect(minRiskScoreForLens(ACME, { routes: [departures] })).toBe(1);
+    expect(
+      minRiskScoreForLens(ACME, {
+        routes: [departures, route({ lens: "poaching", minRiskScore: 0.8, channel: "#t" })],
+      }),
+    ).toBe(0.8);
   });
 });

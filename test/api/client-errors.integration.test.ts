@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { RateLimiter, resolvedCompanyName } from "../../src/api/index.js";
+import { MAX_RATE_LIMIT_PAUSE_MS } from "../../src/api/retry-policy.js";
 import { MAX_RESPONSE_BYTES } from "../../src/api/transport.js";
 import {
   type ApiError,
@@ -136,7 +137,7 @@ describe("retries over real HTTP", () => {
     expect(bucketWaits[0]).toBe(1000);
   });
 
-  it("waits the full Retry-After (seconds or HTTP-date) of 503 SEAT_RESERVATION_BUSY, uncapped", async () => {
+  it("waits the full Retry-After (seconds or HTTP-date) of 503 SEAT_RESERVATION_BUSY, up to an hour", async () => {
     const sleeps: number[] = [];
     const now = Date.parse("2026-11-23T10:00:00Z");
     const client = h.client({
@@ -147,7 +148,7 @@ describe("retries over real HTTP", () => {
       maxRetries: 5,
     });
     h.server.enqueue(
-      { status: 503, body: { error: "busy", code: "SEAT_RESERVATION_BUSY" }, headers: { "retry-after": "7200" } },
+      { status: 503, body: { error: "busy", code: "SEAT_RESERVATION_BUSY" }, headers: { "retry-after": "3600" } },
       {
         status: 503,
         body: { error: "busy", code: "SEAT_RESERVATION_BUSY" },
@@ -157,8 +158,55 @@ describe("retries over real HTTP", () => {
     );
     const result = await client.addEmployee({ networkUrl: "https://www.linkedin.com/in/a" });
     expect(result).toMatchObject({ outcome: "created", employee: { id: 5 }, afterRetry: true });
-    expect(sleeps).toEqual([7_200_000, 30_000]);
+    expect(sleeps).toEqual([3_600_000, 30_000]);
     expect(h.server.requests.map((r) => r.method + r.path)).toEqual(Array(3).fill("POST/employees"));
+  });
+
+  it("gives a per-minute 429 with a hostile Retry-After up at once and pauses the bucket for the cap only", async () => {
+    let clock = Date.parse("2026-11-23T10:00:00Z");
+    const limiter = new RateLimiter({ requestsPerMinute: 6_000, now: () => clock });
+    const sleeps: number[] = [];
+    h.server.enqueue({ status: 429, body: { error: "slow down" }, headers: { "retry-after": "99999999" } });
+    const failure = await h
+      .client({
+        rateLimiter: limiter,
+        now: () => clock,
+        sleep: async (ms) => {
+          sleeps.push(ms);
+          clock += ms;
+        },
+      })
+      .me()
+      .catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(RateLimitError);
+    expect((failure as Error).message).toMatch(
+      /asked to wait 99999999 s before retrying, longer than this client waits: the request was given up; the request budget is paused for 60 s/,
+    );
+    expect(sleeps).toEqual([]);
+    expect(h.server.requests).toHaveLength(1);
+    expect(limiter.pausedUntilMs - clock).toBe(MAX_RATE_LIMIT_PAUSE_MS);
+  });
+
+  it("never pauses the budget for a daily allowance 429 (adds are deferred, polling goes on)", async () => {
+    let clock = 0;
+    const limiter = new RateLimiter({ requestsPerMinute: 6_000, now: () => clock });
+    h.server.enqueue({
+      status: 429,
+      body: { error: "daily allowance spent", code: "SEAT_QUOTA_EXCEEDED" },
+      headers: { "retry-after": "86400" },
+    });
+    const failure = await h
+      .client({ rateLimiter: limiter, now: () => clock })
+      .addEmployee({ networkUrl: "https://www.linkedin.com/in/a" })
+      .catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(QuotaExceededError);
+    expect(limiter.pausedUntilMs).toBe(0);
+    clock += 1;
+    h.server.setHandler(() => ({
+      status: 200,
+      body: { organization: { id: 1, name: "A" }, competitors: [], scopes: [] },
+    }));
+    expect((await h.client({ rateLimiter: limiter, now: () => clock }).me()).organization.id).toBe(1);
   });
 
   it("retries 5xx for GET", async () => {
@@ -264,7 +312,7 @@ describe("retries over real HTTP", () => {
 
     const waiting = new AbortController();
     const waitStarted = deferred<number>();
-    h.server.enqueue({ status: 429, body: { error: "slow" }, headers: { "retry-after": "3600" } });
+    h.server.enqueue({ status: 429, body: { error: "slow" }, headers: { "retry-after": "60" } });
     const held = h
       .client({
         signal: waiting.signal,
@@ -276,7 +324,7 @@ describe("retries over real HTTP", () => {
         },
       })
       .me();
-    expect(await waitStarted.promise).toBe(3_600_000);
+    expect(await waitStarted.promise).toBe(60_000);
     waiting.abort(new Error("stop"));
     await expect(held).rejects.toThrow("stop");
     expect(h.server.requests).toHaveLength(2);

@@ -69,3 +69,42 @@ describe("paginate", () => {
     expect((result.error as Error).message).toMatch(/page 1: the page is empty but hasMore is true/);
   });
 });
+
+describe("paginate when rows are erased during the walk", () => {
+  /** A newest-first list of ids 1..n, pageSize 3; `erase` removes rows between two page reads. */
+  function shrinkingList(n: number) {
+    let ids = Array.from({ length: n }, (_, i) => i + 1);
+    return {
+      erase(id: number) {
+        ids = ids.filter((x) => x !== id);
+      },
+      page(page: number): Page<Row> {
+        const items = ids.slice((page - 1) * 3, page * 3).map((id) => ({ id }));
+        return { items, page, pageSize: 3, total: ids.length, hasMore: page * 3 < ids.length };
+      },
+    };
+  }
+
+  it("starts again from page 1 when the total shrinks, so no row shifted onto a page already read is missed", async () => {
+    const list = shrinkingList(9);
+    const result = await walk((page) => {
+      // Row 2 is erased right after page 1 was read: rows 4..9 each move one place up.
+      if (page === 2 && list.page(1).total === 9) list.erase(2);
+      return list.page(page);
+    });
+    expect(result.error).toBeUndefined();
+    expect([...result.rows].sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    expect(result.asked).toEqual([1, 2, 1, 2, 3]);
+  });
+
+  it("gives up with an error (no silent gap) when the list keeps shrinking", async () => {
+    const list = shrinkingList(30);
+    let next = 30;
+    const result = await walk((page) => {
+      if (page > 1) list.erase(next--);
+      return list.page(page);
+    });
+    expect(result.error).toBeInstanceOf(ApiResponseError);
+    expect((result.error as Error).message).toMatch(/the list shrank while being read, 4 times in one walk/);
+  });
+});

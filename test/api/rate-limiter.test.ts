@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { RateLimiter } from "../../src/api/rate-limiter.js";
 
 /** A clock whose sleeps resolve only when the test advances time. */
@@ -170,5 +170,23 @@ describe("RateLimiter", () => {
     controller.abort(new Error("shutdown"));
     await expect(waiting).rejects.toThrow("shutdown");
     expect(limiter.waiting).toBe(0);
+  });
+});
+
+describe("a paused bucket at shutdown", () => {
+  afterEach(() => vi.useRealTimers());
+
+  it("leaves no timer behind once its last waiter gives up, so a stopping process can exit", async () => {
+    vi.useFakeTimers();
+    const limiter = new RateLimiter({ requestsPerMinute: 120 });
+    limiter.pause(60_000);
+    const stop = new AbortController();
+    const waiting = limiter.acquire("poll", stop.signal);
+    await vi.advanceTimersByTimeAsync(10);
+    expect(vi.getTimerCount()).toBe(1);
+    stop.abort(new Error("shutting down"));
+    await expect(waiting).rejects.toThrow("shutting down");
+    await vi.advanceTimersByTimeAsync(0);
+    expect(vi.getTimerCount()).toBe(0);
   });
 });

@@ -1,6 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { parseRetryAfter } from "../../src/api/retry-after.js";
-import { isRetrySafe, shouldRetry } from "../../src/api/retry-policy.js";
+import {
+  isRetrySafe,
+  MAX_RATE_LIMIT_PAUSE_MS,
+  MAX_RETRY_AFTER_WAIT_MS,
+  shouldRetry,
+} from "../../src/api/retry-policy.js";
 import {
   ApiNetworkError,
   ApiResponseError,
@@ -32,10 +37,60 @@ describe("shouldRetry", () => {
     expect(d).toMatchObject({ retry: true, delayMs: 30_000, reason: "rate-limited" });
   });
 
-  it("never caps a Retry-After wait", () => {
-    const error = statusError("POST", "/employees", 503, "SEAT_RESERVATION_BUSY", 7200);
+  it("waits a 503 SEAT_RESERVATION_BUSY's Retry-After beyond the backoff ceiling, up to an hour", () => {
+    const error = statusError("POST", "/employees", 503, "SEAT_RESERVATION_BUSY", 1800);
     const d = shouldRetry({ ...base, maxDelayMs: 1000, method: "POST", path: "/employees", error });
-    expect(d).toMatchObject({ retry: true, delayMs: 7_200_000, reason: "seat-reservation-busy" });
+    expect(d).toMatchObject({ retry: true, delayMs: 1_800_000, reason: "seat-reservation-busy" });
+    const hostile = statusError("POST", "/employees", 503, "SEAT_RESERVATION_BUSY", 99_999_999);
+    expect(shouldRetry({ ...base, method: "POST", path: "/employees", error: hostile })).toMatchObject({
+      retry: false,
+      reason: "retry-after-over-cap",
+      cappedFromMs: 99_999_999_000,
+    });
+    expect(MAX_RETRY_AFTER_WAIT_MS).toBe(3_600_000);
+  });
+
+  it("pauses the budget as long as a per-minute 429 asks, up to the cap, and then gives the request up", () => {
+    const within = statusError("GET", "/changes", 429, undefined, 60);
+    expect(shouldRetry({ ...base, method: "GET", path: "/changes", error: within })).toMatchObject({
+      retry: true,
+      delayMs: 60_000,
+      pauseBudgetMs: 60_000,
+    });
+    for (const seconds of [61, 3600, 99_999_999]) {
+      const error = statusError("GET", "/changes", 429, undefined, seconds);
+      expect(shouldRetry({ ...base, method: "GET", path: "/changes", error })).toMatchObject({
+        retry: false,
+        reason: "retry-after-over-cap",
+        pauseBudgetMs: MAX_RATE_LIMIT_PAUSE_MS,
+        cappedFromMs: seconds * 1000,
+      });
+    }
+    expect(MAX_RATE_LIMIT_PAUSE_MS).toBe(60_000);
+  });
+
+  it("still pauses the budget on a per-minute 429 that ends the retries", () => {
+    const error = statusError("GET", "/me", 429, undefined, 20);
+    expect(shouldRetry({ ...base, attempt: 6, method: "GET", path: "/me", error })).toMatchObject({
+      retry: false,
+      reason: "retries-exhausted",
+      pauseBudgetMs: 20_000,
+    });
+  });
+
+  it("never pauses anything on a daily allowance 429, however long its Retry-After", () => {
+    for (const code of ["SEAT_QUOTA_EXCEEDED", "ROW_QUOTA_EXCEEDED"] as const) {
+      const error = statusError("POST", "/employees", 429, code, 86_400);
+      const d = shouldRetry({ ...base, method: "POST", path: "/employees", error });
+      expect(d).toMatchObject({ retry: false, reason: "daily-allowance-spent" });
+      expect(d.pauseBudgetMs).toBeUndefined();
+    }
+  });
+
+  it("honours a 5xx's Retry-After only up to the cap", () => {
+    const error = statusError("GET", "/changes", 502, undefined, 99_999_999);
+    const d = shouldRetry({ ...base, method: "GET", path: "/changes", error });
+    expect(d).toMatchObject({ retry: true, delayMs: MAX_RATE_LIMIT_PAUSE_MS, reason: "server-error" });
   });
 
   it("waits at least a second on a 429 without Retry-After", () => {

@@ -8,6 +8,7 @@ import {
   createdWebhookEndpointSchema,
   employeeSchema,
   meSchema,
+  pageEnvelope,
   pageSchema,
   resolvedCompanyName,
   riskLevelSchema,
@@ -278,5 +279,16 @@ describe("bodies that contradict the request or say nothing", () => {
     const level = parseBody(schema, { items: [employeeWire(1, { latestChange })] }, ctx).items[0]?.latestChange;
     expect(level?.riskLevel).toBe("low");
     expect(() => parseBody(riskLevelSchema, "y".repeat(10_000), ctx)).toThrow(/got "y{37}\.\.\."$/);
+  });
+});
+
+describe("page schemas on the hot path", () => {
+  it("builds the page envelope once per item schema; each page adds only its small request check", () => {
+    const first = pageSchema(changeItemSchema, { page: 1, pageSize: 100 });
+    const tenth = pageSchema(changeItemSchema, { page: 10, pageSize: 100 });
+    expect(first.in).toBe(pageEnvelope(changeItemSchema));
+    expect(tenth.in).toBe(first.in);
+    expect(pageSchema(employeeSchema, { page: 1, pageSize: 25 }).in).toBe(pageEnvelope(employeeSchema));
+    expect(pageEnvelope(employeeSchema)).not.toBe(pageEnvelope(changeItemSchema));
   });
 });

@@ -174,3 +174,44 @@ describe("loadConfig", () => {
     expect(loadConfig({ file: yamlFile("# only comments\n"), env: {} })).toEqual(configSchema.parse({}));
   });
 });
+
+describe("alerts options of issue 14", () => {
+  it("default to a 10-minute overlap, manager DMs from high, no next-step overrides; old configs still load", () => {
+    const { alerts } = configSchema.parse({});
+    expect(alerts.cursorOverlap).toBe(600);
+    expect(alerts.managerDm).toEqual({ enabled: false, minRiskLevel: "high" });
+    expect(alerts.nextSteps).toEqual({ retention: {}, poaching: {} });
+    // A route written before `continue` existed means what it meant: several routes can match.
+    const old = loadConfig({
+      file: yamlFile("alerts:\n  managerDm: { enabled: true }\n  routes:\n    - { lens: retention, channel: '#hr' }\n"),
+      env: {},
+    });
+    expect(old.alerts.routes[0]?.continue).toBeUndefined();
+    expect(old.alerts.managerDm).toEqual({ enabled: true, minRiskLevel: "high" });
+  });
+
+  it("reads continue, next steps and the DM threshold, and refuses a next step for an unknown change type", () => {
+    const config = loadConfig({
+      file: yamlFile(
+        [
+          "alerts:",
+          "  cursorOverlap: 5m",
+          "  managerDm: { enabled: true, minRiskLevel: watch }",
+          "  nextSteps:",
+          "    retention: { open_to_work: 'Talk to them', default: '' }",
+          "  routes:",
+          "    - { lens: retention, changeTypes: [employee_departed], channel: '#departures', continue: false }",
+        ].join("\n"),
+      ),
+      env: {},
+    });
+    expect(config.alerts.cursorOverlap).toBe(300);
+    expect(config.alerts.managerDm.minRiskLevel).toBe("watch");
+    expect(config.alerts.nextSteps.retention).toEqual({ open_to_work: "Talk to them", default: "" });
+    expect(config.alerts.routes[0]?.continue).toBe(false);
+    const error = configError(() =>
+      loadConfig({ file: yamlFile("alerts:\n  nextSteps:\n    retention: { open_to_wrok: 'x' }\n"), env: {} }),
+    );
+    expect(error.issues.some((i) => i.path.includes("alerts.nextSteps.retention"))).toBe(true);
+  });
+});

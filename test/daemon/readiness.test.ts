@@ -67,3 +67,27 @@ describe("HealthMonitor", () => {
     expect(health.readiness().reason).toMatch(/needs operator action/);
   });
 });
+
+describe("a paused request budget", () => {
+  it("is not ready while the budget is paused, with the time left, and ready again after", () => {
+    const signals = { storeOk: true, startedAt: 0, lastApiSuccessAt: 1_000, budgetPausedUntil: 61_000 };
+    const paused = evaluateReadiness(signals, 1_500, STALE);
+    expect(paused.ready).toBe(false);
+    expect(paused.reason).toMatch(/request budget paused for 60 s more .*429/);
+    expect(evaluateReadiness(signals, 61_000, STALE).ready).toBe(true);
+  });
+
+  it("reads the pause from the rate limiter it watches", () => {
+    let now = 0;
+    const health = new HealthMonitor(STALE, () => now);
+    health.apiSucceeded();
+    let pausedUntil = 0;
+    health.watchRateBudget(() => pausedUntil);
+    expect(health.readiness().ready).toBe(true);
+    pausedUntil = 30_000;
+    now = 1_000;
+    expect(health.readiness()).toMatchObject({ ready: false });
+    now = 30_000;
+    expect(health.readiness().ready).toBe(true);
+  });
+});

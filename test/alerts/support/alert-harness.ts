@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type AlertPipeline, createAlertPipeline } from "../../../src/alerts/alert-pipeline.js";
 import { alertSettings } from "../../../src/alerts/alert-settings.js";
+import type { HrisLookup } from "../../../src/alerts/enrich.js";
 import { RetentionClient } from "../../../src/api/client.js";
 import { createDelivery } from "../../../src/app/runtime.js";
 import { type Config, type ConfigInput, configSchema } from "../../../src/config/schema.js";
@@ -33,14 +34,20 @@ export const ROUTES: ConfigInput["alerts"] = {
 
 /** Emulator + fake Slack + a file-backed state store, wired through the real alert pipeline. */
 export async function startHarness(
-  emulator: TestEmulator,
+  emulator: Pick<TestEmulator, "baseUrl" | "readKey">,
   slack: FakeSlack,
-  options: { alerts?: ConfigInput["alerts"]; logger?: Logger } = {},
+  options: {
+    alerts?: ConfigInput["alerts"];
+    slack?: { channel?: string };
+    logger?: Logger;
+    hris?: HrisLookup | undefined;
+  } = {},
 ): Promise<Harness> {
   const dir = mkdtempSync(join(tmpdir(), "rs-alerts-"));
   const file = join(dir, "state.sqlite");
   const config = configSchema.parse({
-    slack: { token: slack.token, apiUrl: slack.url, messagesPerSecondPerChannel: 10 },
+    api: { url: emulator.baseUrl },
+    slack: { token: slack.token, apiUrl: slack.url, messagesPerSecondPerChannel: 10, ...options.slack },
     alerts: options.alerts ?? ROUTES,
   });
   const logger = options.logger ?? silentLogger();
@@ -66,6 +73,7 @@ export async function startHarness(
         sender: { retry: { baseMs: 5, maxMs: 20, attemptsPerFlush: 3 } },
       }),
       logger,
+      hris: options.hris,
     });
   const store = await openStateStore(file);
   const harness: Harness = {
