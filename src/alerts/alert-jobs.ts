@@ -35,6 +35,9 @@ export function createAlertJobs(input: {
   readonly signal?: AbortSignal | undefined;
   /** Called after each pass (metrics). */
   readonly onPass?: (report: PollReport) => void;
+  /** Replicas: the unfenced store webhook events are accepted into, and whether this replica leads. */
+  readonly acceptStore?: StateStore | undefined;
+  readonly leading?: (() => boolean) | undefined;
 }): AlertJobs {
   const { config, logger } = input;
   let hris: HrisLookup | undefined;
@@ -47,6 +50,8 @@ export function createAlertJobs(input: {
     logger,
     hris: (url) => hris?.(url),
     signal: input.signal,
+    acceptStore: input.acceptStore,
+    leading: input.leading,
   });
   const webhookOn = config.alerts.webhook.enabled;
   return {

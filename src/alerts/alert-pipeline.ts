@@ -20,6 +20,9 @@ export interface AlertPipelineOptions {
   readonly hris?: HrisLookup | undefined;
   /** Shutdown: the webhook inbox stops handing over between batches. */
   readonly signal?: AbortSignal | undefined;
+  /** Replicas: the store webhook events are accepted into on any replica, and whether this one leads (WebhookInboxDeps). */
+  readonly acceptStore?: StateStore | undefined;
+  readonly leading?: (() => boolean) | undefined;
 }
 
 /** The alert path wired once: what `poll`, the daemon and the webhook receiver share. */
@@ -54,6 +57,8 @@ export function createAlertPipeline(options: AlertPipelineOptions): AlertPipelin
     hris: options.hris,
     logger: logger.child({ component: "webhook" }),
     signal: options.signal,
+    acceptStore: options.acceptStore,
+    leading: options.leading,
   });
   return {
     ledger,

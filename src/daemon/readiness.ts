@@ -10,11 +10,14 @@ export interface HealthSignals {
   /** Set when an operator must act (revoked key, read-only key, inactive subscription): retrying cannot help. */
   readonly quarantine?: string | undefined;
   readonly startedAt: number;
+  /** Replicas on a shared store: whether this one leads (runs the jobs) or stands by. */
+  readonly role?: "leader" | "standby" | undefined;
 }
 
 export interface Readiness {
   readonly ready: boolean;
   readonly reason: string;
+  readonly role?: "leader" | "standby" | undefined;
 }
 
 /**
@@ -22,8 +25,15 @@ export interface Readiness {
  * start-up grace), and nothing needs an operator. Pure so the rules are testable without a server.
  */
 export function evaluateReadiness(signals: HealthSignals, now: number, staleAfterMs: number): Readiness {
+  const readiness = evaluate(signals, now, staleAfterMs);
+  return signals.role ? { ...readiness, role: signals.role } : readiness;
+}
+
+function evaluate(signals: HealthSignals, now: number, staleAfterMs: number): Readiness {
   if (!signals.storeOk)
     return { ready: false, reason: `state store unavailable: ${signals.storeError ?? "unknown error"}` };
+  // A standby calls nothing: it is ready to take over (and to accept webhooks) while the store works.
+  if (signals.role === "standby") return { ready: true, reason: "standby: another replica leads" };
   if (signals.quarantine) return { ready: false, reason: `needs operator action: ${signals.quarantine}` };
   const lastSuccess = signals.lastApiSuccessAt;
   const lastFailure = signals.lastApiFailureAt;

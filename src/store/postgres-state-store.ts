@@ -337,6 +337,11 @@ class PgLeaderTerm implements LeaderTerm {
   }
 }
 
+/** No operation of the store takes this long unless its connection stopped answering. */
+const QUERY_TIMEOUT_MS = 60_000;
+/** A ROLLBACK on a connection that stopped answering: the connection is dropped instead. */
+const ROLLBACK_TIMEOUT_MS = 5_000;
+
 const DEFAULT_ELECTION: Required<LeaderElectionOptions> = { heartbeatMs: 2_000, heartbeatTimeoutMs: 5_000 };
 /** How long a new leader waits for the old leader's fenced transactions before giving the term up. */
 const TAKEOVER_WAIT_MS = 30_000;
@@ -478,7 +483,7 @@ class PostgresStateStore implements StateStore {
         if (fence) await this.checkFence(client, fence);
       } catch (error) {
         if (!(error instanceof FencedOutError)) broken = true;
-        await client.query("ROLLBACK").catch(() => {
+        await withTimeout(client.query("ROLLBACK"), ROLLBACK_TIMEOUT_MS, "rollback").catch(() => {
           broken = true;
         });
         throw storeFailure(`starting ${action}`, ctx.location, error);
@@ -488,7 +493,7 @@ class PostgresStateStore implements StateStore {
         result = await work(sql);
       } catch (error) {
         // The work's own error (or a store operation's StoreError) goes to the caller unchanged.
-        await client.query("ROLLBACK").catch(() => {
+        await withTimeout(client.query("ROLLBACK"), ROLLBACK_TIMEOUT_MS, "rollback").catch(() => {
           broken = true;
         });
         throw error;
@@ -588,7 +593,13 @@ export async function openPostgresStateStore(
     keepAliveInitialDelayMillis: 5_000,
     connectionTimeoutMillis: 10_000,
   };
-  const pool = new pg.Pool({ ...sessionConfig, max: options.poolSize ?? 5, idleTimeoutMillis: 30_000 });
+  // Operations give up on a connection that stopped answering (a partition) instead of hanging.
+  const pool = new pg.Pool({
+    ...sessionConfig,
+    max: options.poolSize ?? 5,
+    idleTimeoutMillis: 30_000,
+    query_timeout: QUERY_TIMEOUT_MS,
+  });
   pool.on("error", (error) => {
     options.logger?.warn({ err: error, state: location }, "an idle state store connection failed; it is replaced");
   });
