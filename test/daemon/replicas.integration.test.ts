@@ -201,3 +201,26 @@ describe("replicas on one Postgres", () => {
     }
   }, 60_000);
 });
+
+describe("check with Postgres state", () => {
+  it("says whether the state database answers, naming it without the password", async () => {
+    const url = await postgres.createDatabase();
+    const run = async (state: string) => {
+      const stdout = captureStream();
+      await main(["check"], {
+        env: { RETENTION_SYNC_STATE: state, LOG_LEVEL: "silent" },
+        stdout: stdout.stream,
+        stderr: captureStream().stream,
+      });
+      return stdout.text();
+    };
+    const good = await run(url);
+    expect(good).toContain(
+      `State database ${postgres.urlWithoutPassword(new URL(url).pathname.slice(1))} is reachable`,
+    );
+    expect(good).not.toContain(postgres.password);
+    const bad = await run(url.replace(postgres.password, "wrong-password"));
+    expect(bad).toMatch(/State database \(RETENTION_SYNC_STATE\): .*password authentication failed/);
+    expect(bad).not.toContain("wrong-password");
+  });
+});
