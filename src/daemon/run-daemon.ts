@@ -179,17 +179,22 @@ export async function startDaemon(deps: DaemonDeps): Promise<RunningDaemon> {
     };
     const onShutdown = () => endTerm("shutdown");
     shutdown.signal.addEventListener("abort", onShutdown, { once: true });
-    const onLost = () => {
+    /** Lost (the lock's session ended or went silent, or a write was fenced out): standby at once. */
+    const stepDown = (reason: string) => {
+      if (termSignal.signal.aborted) return;
       // No fenced write may start from here on, whatever the jobs still do.
       fence.end();
-      endTerm(String(term.lost.reason ?? "leadership lost"));
+      metrics.leader.set(0);
+      if (replicas) health.setRole("standby");
+      endTerm(reason);
     };
+    const onLost = () => stepDown(String(term.lost.reason ?? "leadership lost"));
     term.lost.addEventListener("abort", onLost, { once: true });
-    fence.begin(term.epoch, (error) => endTerm(error.message));
-    if (shutdown.signal.aborted) onShutdown();
-    if (term.lost.aborted) onLost();
     metrics.leader.set(1);
     if (replicas) health.setRole("leader");
+    fence.begin(term.epoch, (error) => stepDown(error.message));
+    if (shutdown.signal.aborted) onShutdown();
+    if (term.lost.aborted) onLost();
     const started = startLeaderWork(termSignal);
     work = started;
     if (replicas) {
@@ -207,14 +212,13 @@ export async function startDaemon(deps: DaemonDeps): Promise<RunningDaemon> {
       // Shutdown: the jobs finish their step with their writes still fenced by this term.
       clean = await started.end(deps.shutdownGraceMs);
     } else {
-      fence.end();
       logger.warn(
         { epoch: term.epoch, reason: termSignal.signal.reason },
         "lost the leadership: jobs stopped, standby again",
       );
       // A job from this term must not write under the next one: wait until every one has ended.
       clean = await started.end(deps.shutdownGraceMs);
-      while (!clean) {
+      while (!clean && !shutdown.signal.aborted) {
         logger.warn("a job of the lost term is still running; waiting for it before trying to lead again");
         clean = await started.end(60_000);
       }

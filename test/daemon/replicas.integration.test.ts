@@ -9,6 +9,13 @@ import { createServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RetentionClient } from "../../src/api/client.js";
 import { main } from "../../src/cli.js";
+import { HealthMonitor } from "../../src/daemon/health-monitor.js";
+import { LeaderFence } from "../../src/daemon/leadership.js";
+import { createMetrics } from "../../src/daemon/metrics.js";
+import { startDaemon } from "../../src/daemon/run-daemon.js";
+import { FencedOutError } from "../../src/errors.js";
+import { openStateStore } from "../../src/store/state-store.js";
+import { captureLogs } from "../helpers/capture-logs.js";
 import { captureStream } from "../helpers/capture-stream.js";
 import { type DaemonWorld, startDaemonWorld } from "../helpers/daemon-world.js";
 import { startTestPostgres, type TestPostgres } from "../helpers/postgres-server.js";
@@ -222,5 +229,64 @@ describe("check with Postgres state", () => {
     const bad = await run(url.replace(postgres.password, "wrong-password"));
     expect(bad).toMatch(/State database \(RETENTION_SYNC_STATE\): .*password authentication failed/);
     expect(bad).not.toContain("wrong-password");
+  });
+});
+
+describe("a leader whose write is fenced out", () => {
+  it("stops its jobs at once, reports standby, and leads again only in a new term with a newer epoch", async () => {
+    const url = await postgres.createDatabase();
+    const database = new URL(url).pathname.slice(1);
+    const store = await openStateStore(url);
+    const logs = captureLogs({ level: "info" });
+    const metrics = createMetrics();
+    const fence = new LeaderFence();
+    const jobs = store.fenced(fence);
+    const seen = { writes: 0, refused: 0, standbyAfterRefusal: false };
+    const daemon = await startDaemon({
+      logger: logs.logger,
+      store,
+      metrics,
+      health: new HealthMonitor(60_000),
+      ops: { host: "127.0.0.1", port: 0 },
+      shutdownGraceMs: 2_000,
+      fence,
+      election: { retryMs: 100 },
+      poll: {
+        intervalSeconds: 0.02,
+        async run() {
+          try {
+            await jobs.namespace("alerts.cursor").set("lens", ++seen.writes);
+          } catch (error) {
+            if (!(error instanceof FencedOutError)) throw error;
+            seen.refused += 1;
+            seen.standbyAfterRefusal = (await metrics.leader.get()).values[0]?.value === 0;
+            throw error;
+          }
+        },
+      },
+    });
+    try {
+      const terms = () => logs.records().filter((r) => r.msg === "became leader");
+      await until("the first term", () => (terms().length === 1 && seen.writes > 2 ? true : undefined));
+      const first = Number(terms()[0]?.epoch);
+      // A newer leader began behind this one's back (its own session never noticed): the epoch moves on.
+      await postgres.query("UPDATE rs_leadership SET epoch = epoch + 1", [], database);
+      await until("the refusal", () => (seen.refused > 0 ? true : undefined));
+      await until("a new term", () => (terms().length === 2 ? true : undefined), 10_000);
+      const lost = logs.records().find((r) => r.msg === "lost the leadership: jobs stopped, standby again");
+      expect(lost).toMatchObject({
+        epoch: first,
+        reason: `write refused: this replica led with epoch ${first}, a newer leader holds epoch ${first + 1}`,
+      });
+      expect(seen.standbyAfterRefusal).toBe(true);
+      expect(seen.refused).toBe(1);
+      expect(terms()[1]?.epoch).toBe(first + 2);
+      const writesInNewTerm = seen.writes;
+      await until("writes of the new term", () => (seen.writes > writesInNewTerm + 2 ? true : undefined));
+      expect(await store.namespace("alerts.cursor").get("lens")).toBeGreaterThan(writesInNewTerm);
+    } finally {
+      expect(await daemon.stop("test over")).toEqual({ clean: true });
+      await store.close();
+    }
   });
 });
