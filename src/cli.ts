@@ -90,8 +90,23 @@ export function helpText(): string {
   ].join("\n");
 }
 
+/** The password of a postgres:// RETENTION_SYNC_STATE, decoded. */
+function statePassword(state: string | undefined): string | undefined {
+  try {
+    return state && /^\s*postgres(ql)?:/i.test(state) ? decodeURIComponent(new URL(state.trim()).password) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 function secretsFromEnv(env: NodeJS.ProcessEnv): string[] {
-  const values = [env.RETENTION_API_KEY, env.SLACK_BOT_TOKEN, ...(env.RETENTION_WEBHOOK_SECRETS ?? "").split(",")];
+  const values = [
+    env.RETENTION_API_KEY,
+    env.SLACK_BOT_TOKEN,
+    ...(env.RETENTION_WEBHOOK_SECRETS ?? "").split(","),
+    env.PGPASSWORD,
+    statePassword(env.RETENTION_SYNC_STATE),
+  ];
   return values.map((v) => v?.trim() ?? "").filter((v) => v.length > 0);
 }
 

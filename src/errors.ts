@@ -204,6 +204,28 @@ export class InstanceLockedError extends RetentionSyncError {
   readonly exitCode = EXIT_RUNTIME;
 }
 
+/**
+ * A write refused because this replica no longer leads: a newer leader took over (its epoch, the
+ * fencing token, is newer) or this replica stepped down. The write did not happen; the replica
+ * stops its jobs and becomes a standby.
+ */
+export class FencedOutError extends RetentionSyncError {
+  readonly exitCode = EXIT_RUNTIME;
+  /** The epoch this replica wrote with (undefined: it was not leading). */
+  readonly epoch: number | undefined;
+  /** The epoch the store holds (undefined: not known, the replica refused the write itself). */
+  readonly current: number | undefined;
+  constructor(epoch: number | undefined, current: number | undefined) {
+    super(
+      epoch === undefined
+        ? "write refused: this replica is not the leader"
+        : `write refused: this replica led with epoch ${epoch}, a newer leader holds epoch ${current ?? "?"}`,
+    );
+    this.epoch = epoch;
+    this.current = current;
+  }
+}
+
 /** Slack refused a call; `slackCode` is Slack's `error` string (e.g. `channel_not_found`). */
 export class SlackDeliveryError extends RetentionSyncError {
   readonly exitCode = EXIT_RUNTIME;

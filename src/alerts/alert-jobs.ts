@@ -37,6 +37,9 @@ export function createAlertJobs(input: {
   readonly onPass?: (report: PollReport) => void;
   /** Called with what each hand-over of either door put in the outbox (metrics). */
   readonly onQueued?: (count: number) => void;
+  /** Replicas: the unfenced store webhook events are accepted into, and whether this replica leads. */
+  readonly acceptStore?: StateStore | undefined;
+  readonly leading?: (() => boolean) | undefined;
 }): AlertJobs {
   const { config, logger } = input;
   let hris: HrisLookup | undefined;
@@ -50,6 +53,8 @@ export function createAlertJobs(input: {
     hris: (url) => hris?.(url),
     signal: input.signal,
     onQueued: input.onQueued,
+    acceptStore: input.acceptStore,
+    leading: input.leading,
   });
   const webhookOn = config.alerts.webhook.enabled;
   return {

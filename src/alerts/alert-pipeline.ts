@@ -24,6 +24,9 @@ export interface AlertPipelineOptions {
   readonly signal?: AbortSignal | undefined;
   /** Called with the number of messages each hand-over (either door) or recovery put in the outbox (metrics). */
   readonly onQueued?: ((count: number) => void) | undefined;
+  /** Replicas: the store webhook events are accepted into on any replica, and whether this one leads (WebhookInboxDeps). */
+  readonly acceptStore?: StateStore | undefined;
+  readonly leading?: (() => boolean) | undefined;
 }
 
 /** The commit log, reporting what each commit or recovery enqueued. */
@@ -90,6 +93,8 @@ export function createAlertPipeline(options: AlertPipelineOptions): AlertPipelin
     hris: options.hris,
     logger: logger.child({ component: "webhook" }),
     signal: options.signal,
+    acceptStore: options.acceptStore,
+    leading: options.leading,
   });
   return {
     ledger,

@@ -27,6 +27,13 @@ export interface WebhookInboxDeps extends HandOverDeps {
   /** Shutdown: stop between batches; what is left waits in the inbox for the next start. */
   readonly signal?: AbortSignal | undefined;
   readonly now?: () => Date;
+  /**
+   * Replicas: where `accept` writes (the store without the leader's fence: a standby accepts too),
+   * and whether this replica leads (a standby never hands over or posts; the leader drains the
+   * shared inbox). Defaults: `store`, always leading.
+   */
+  readonly acceptStore?: StateStore | undefined;
+  readonly leading?: (() => boolean) | undefined;
 }
 
 function withBudget<T>(work: Promise<T>, ms: number): Promise<T> {
@@ -51,12 +58,14 @@ export class WebhookInbox {
 
   /** Stores an accepted event; false when it is already waiting (a retry of the service). */
   async accept(eventId: string, arrival: Arrival): Promise<boolean> {
-    const added = await this.deps.store.queue<InboxEvent>(INBOX_QUEUE).enqueue([{ id: eventId, value: { arrival } }]);
+    const store = this.deps.acceptStore ?? this.deps.store;
+    const added = await store.queue<InboxEvent>(INBOX_QUEUE).enqueue([{ id: eventId, value: { arrival } }]);
     return added > 0;
   }
 
   /** Hands over what waits, then flushes. Calls during a drain make it run once more; never rejects. */
   drain(): Promise<void> {
+    if (this.deps.leading?.() === false) return Promise.resolve();
     if (this.running) {
       this.again = true;
       return this.running;

@@ -1,8 +1,10 @@
 import { unwatchFile, watchFile } from "node:fs";
 import { createAlertJobs } from "../alerts/alert-jobs.js";
+import { INBOX_QUEUE } from "../alerts/webhook-inbox.js";
 import type { CommandIO } from "../commands/command-io.js";
 import type { Config } from "../config/schema.js";
 import { HealthMonitor } from "../daemon/health-monitor.js";
+import { LeaderFence } from "../daemon/leadership.js";
 import { createMetrics } from "../daemon/metrics.js";
 import { observeApiAttempt, observePollPass, observeQueued, observeReconcile } from "../daemon/observe-work.js";
 import { type DaemonDeps, type RunningDaemon, startDaemon } from "../daemon/run-daemon.js";
@@ -34,16 +36,23 @@ export async function startConfiguredDaemon(config: Config, io: CommandIO): Prom
   const slack = config.slack.token !== undefined;
   // One shutdown signal for everything: the jobs, the poll client's requests and Slack delivery.
   const shutdown = new AbortController();
+  // The leader's fencing token: every write of the jobs (delivery's send marks, cursor commits,
+  // the reconcile journal and memory) goes through the store's view fenced by it. SQLite: no-op.
+  const fence = new LeaderFence();
   const runtime = await openRuntime(config, io, {
     client: true,
     store: true,
     slack,
     delivery: true,
+    fence,
     signal: shutdown.signal,
     logDestination: io.stdout,
     clientOptions: { onAttempt: (attempt) => observeApiAttempt(metrics, health, attempt) },
   });
-  const { logger, store, delivery } = runtime;
+  const { logger, delivery } = runtime;
+  const shared = runtime.store;
+  const store = shared.fenced(fence);
+  const replicas = shared.election !== undefined;
   // Read at each scrape and readiness check: a paused request budget, every post of either door.
   health.watchRateBudget(() => runtime.rateLimiter.pausedUntilMs);
   metrics.watch({
@@ -56,6 +65,9 @@ export async function startConfiguredDaemon(config: Config, io: CommandIO): Prom
           config,
           settings: runtime.alertSettings,
           store,
+          // Any replica accepts webhook events into the shared inbox; only the leader hands them over.
+          acceptStore: shared,
+          leading: () => fence.epoch !== undefined || !replicas,
           client: runtime.client,
           delivery,
           signal: shutdown.signal,
@@ -68,16 +80,21 @@ export async function startConfiguredDaemon(config: Config, io: CommandIO): Prom
 
     const rosterFile = config.roster.enabled ? config.roster.file : undefined;
     const reconcileLogger = logger.child({ component: "reconcile" });
-    // A reconcile cut short by a crash is finished at start, not left half-applied until the schedule.
-    const resume = rosterFile !== undefined && (await hasInterruptedReconcile(store));
-    if (resume && !config.roster.runOnStart) {
-      logger.warn("the last reconcile was interrupted (crash or stop); finishing it now instead of at the schedule");
-    }
+    // A reconcile cut short by a crash (or by a leader's failover) is finished when the lead
+    // begins, not left half-applied until the schedule.
+    const runOnStart = async () => {
+      if (config.roster.runOnStart) return true;
+      const resume = await hasInterruptedReconcile(shared);
+      if (resume) {
+        logger.warn("the last reconcile was interrupted (crash or stop); finishing it now instead of at the schedule");
+      }
+      return resume;
+    };
     const reconcile: DaemonDeps["reconcile"] = rosterFile
       ? {
           schedule: config.roster.schedule,
           timezone: config.roster.timezone,
-          runOnStart: config.roster.runOnStart || resume,
+          runOnStart,
           async run(signal) {
             const report = await reconcileOnce(
               { config, client: runtime.bulkClient, store, logger: reconcileLogger },
@@ -93,10 +110,25 @@ export async function startConfiguredDaemon(config: Config, io: CommandIO): Prom
       : undefined;
     if (!rosterFile) logger.info("no roster file configured (HRIS_ROSTER_FILE): roster reconciliation is off");
 
+    // Replicas: events any replica accepted wait in the shared inbox; the leader looks every second
+    // and drains it when some wait (a standby's receiver cannot tell the leader).
+    const inbox = alerts?.pipeline.inbox;
+    const whileLeading: DaemonDeps["whileLeading"] =
+      replicas && inbox && config.alerts.webhook.enabled
+        ? {
+            everyMs: 1_000,
+            async run(signal) {
+              if (!signal.aborted && (await shared.queue(INBOX_QUEUE).countPending()) > 0) await inbox.drain();
+            },
+          }
+        : undefined;
+
     const daemon = await startDaemon({
       shutdown,
+      fence,
+      whileLeading,
       logger,
-      store,
+      store: shared,
       metrics,
       health,
       ops: { host: config.daemon.host, port: config.daemon.port },

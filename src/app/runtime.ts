@@ -10,7 +10,7 @@ import { type DeliveryOptions, DeliveryService } from "../delivery/delivery-serv
 import { ConfigError, type ConfigIssue } from "../errors.js";
 import { createLogger, type Logger } from "../logger.js";
 import { createSlackWebClient, webClientPoster } from "../slack/slack-poster.js";
-import { openStateStore, type StateStore } from "../store/state-store.js";
+import { type Fence, openStateStore, postgresUrlPassword, type StateStore } from "../store/state-store.js";
 
 /** What a command needs wired; only those adapters are built (and required by the config). */
 export interface RuntimeNeeds {
@@ -24,6 +24,11 @@ export interface RuntimeNeeds {
   readonly delivery?: boolean;
   /** Shutdown: cancels the poll client's requests in flight and stops deliveries at a safe point. */
   readonly signal?: AbortSignal | undefined;
+  /**
+   * The daemon's leadership: delivery (outbox send marks, thread roots) writes through the store's
+   * view fenced by it, so a replica that lost the lead cannot mark or post after the new leader began.
+   */
+  readonly fence?: Fence | undefined;
   /** Test overrides for the delivery sender (retry delays, crash seam). */
   readonly deliveryOptions?: DeliveryOptions<Alert>["sender"];
   /** Overrides for the API clients (tests pass small retry delays). */
@@ -82,9 +87,11 @@ export function createDelivery(
   });
 }
 
-/** The secret values the logger scrubs from every line. */
-export function configSecrets(config: Config): string[] {
-  return [config.api.key, config.slack.token, ...config.alerts.webhook.secrets].filter(
+/** The secret values the logger scrubs from every line (the Postgres password too, as given and as URL-encoded). */
+export function configSecrets(config: Config, env: NodeJS.ProcessEnv = {}): string[] {
+  const urlPassword = config.state.url ? postgresUrlPassword(config.state.url) : undefined;
+  const passwords = [urlPassword, env.PGPASSWORD].flatMap((p) => (p ? [p, encodeURIComponent(p)] : []));
+  return [config.api.key, config.slack.token, ...config.alerts.webhook.secrets, ...passwords].filter(
     (s): s is string => typeof s === "string" && s.length > 0,
   );
 }
@@ -121,7 +128,7 @@ export async function openRuntime<const N extends RuntimeNeeds>(
   const destination = needs.logDestination ?? io.stderr;
   const logger = createLogger({
     level: config.log.level,
-    secrets: configSecrets(config),
+    secrets: configSecrets(config, io.env),
     destination: { write: (line: string) => void destination.write(line) },
   });
   const closers: Array<() => Promise<void>> = [];
@@ -167,14 +174,17 @@ export async function openRuntime<const N extends RuntimeNeeds>(
   }
   if (needs.store || needs.delivery) {
     try {
-      const store = await openStateStore(config.state.path, { logger });
+      const store = await openStateStore(config.state.url ?? config.state.path, {
+        logger,
+        password: io.env.PGPASSWORD,
+      });
       closers.push(() => store.close());
       parts.store = store;
       if (needs.delivery) {
         const settings = alertSettings(config);
         parts.alertSettings = settings;
         parts.delivery = createDelivery(settings, {
-          store,
+          store: needs.fence ? store.fenced(needs.fence) : store,
           poster: slack ? webClientPoster(slack) : undefined,
           logger,
           signal: needs.signal,

@@ -78,6 +78,18 @@ function checkRosterFile(config: Config, report: CheckReport): void {
   }
 }
 
+/** Postgres state: the database answers and the role may create or use the tables (opening the store proves both). */
+async function checkStateDatabase(config: Config, io: CommandIO, report: CheckReport): Promise<void> {
+  try {
+    const runtime = await openRuntime(config, io, { store: true });
+    report.pass(`State database ${runtime.store.location} is reachable and writable`);
+    await runtime.close();
+  } catch (error) {
+    if (!(error instanceof RetentionSyncError)) throw error;
+    report.fail("runtime", `State database (RETENTION_SYNC_STATE): ${error.message}`);
+  }
+}
+
 function checkStatePath(config: Config, report: CheckReport): void {
   const path = config.state.path;
   let dir = dirname(resolve(path));
@@ -141,7 +153,8 @@ export async function run(io: CommandIO): Promise<ExitCode> {
       }
     }
     checkRosterFile(config, report);
-    checkStatePath(config, report);
+    if (config.state.url) await checkStateDatabase(config, io, report);
+    else checkStatePath(config, report);
   } catch (error) {
     if (error instanceof RetentionSyncError) report.fail("runtime", error.message);
     else throw error;

@@ -86,7 +86,7 @@ export function knownKeysAt(schema: z.ZodType, path: readonly PathSegment[]): st
   return [...keys];
 }
 
-const SECRET_PATH = /(^|\.)(key|token|secrets?)(\.|\[|$)/;
+const SECRET_PATH = /(^|\.)(key|token|secrets?)(\.|\[|$)|^state\.url$/;
 
 function valueAt(input: unknown, path: readonly PathSegment[]): unknown {
   let node = input;

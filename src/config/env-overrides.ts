@@ -10,6 +10,8 @@ export interface EnvOverride {
   readonly description: string;
   /** Raw text -> config value. Unparseable text is passed through so the schema reports it. */
   readonly parse: (raw: string) => unknown;
+  /** When the value decides where it goes: the dotted path for this raw text (else `path`). */
+  readonly pathFor?: (raw: string) => string;
 }
 
 const text = (raw: string): unknown => raw.trim();
@@ -32,7 +34,13 @@ export const ENV_OVERRIDES: readonly EnvOverride[] = [
   { env: "SLACK_API_URL", path: "slack.apiUrl", description: "Slack Web API base URL", parse: text },
   { env: "SLACK_CHANNEL", path: "slack.channel", description: "channel for every alert when no routes", parse: text },
   { env: "SLACK_OPS_CHANNEL", path: "slack.opsChannel", description: "channel for reconcile reports", parse: text },
-  { env: "RETENTION_SYNC_STATE", path: "state.path", description: "SQLite state database path", parse: text },
+  {
+    env: "RETENTION_SYNC_STATE",
+    path: "state.path",
+    description: "SQLite state database path, or a postgres:// URL (sets state.url)",
+    parse: text,
+    pathFor: (raw) => (/^\s*postgres(ql)?:\/\//i.test(raw) ? "state.url" : "state.path"),
+  },
   { env: "HRIS_ROSTER_FILE", path: "roster.file", description: "HRIS roster export (CSV/JSON/NDJSON)", parse: text },
   { env: "OPS_PORT", path: "daemon.port", description: "health and metrics port", parse: integer },
   { env: "LOG_LEVEL", path: "log.level", description: "fatal|error|warn|info|debug|trace|silent", parse: text },

@@ -99,8 +99,9 @@ export function loadConfig(options: LoadConfigOptions): Config {
   for (const override of ENV_OVERRIDES) {
     const raw = options.env[override.env];
     if (raw === undefined || raw.trim().length === 0) continue;
-    setPath(input, override.path, override.parse(raw));
-    envOrigins.set(override.path, override.env);
+    const path = override.pathFor?.(raw) ?? override.path;
+    setPath(input, path, override.parse(raw));
+    envOrigins.set(path, override.env);
   }
 
   const result = configSchema.safeParse(input);

@@ -109,8 +109,17 @@ export const configSchema = z.strictObject({
     .prefault({}),
   state: z
     .strictObject({
-      /** RETENTION_SYNC_STATE: the SQLite state database. */
+      /** RETENTION_SYNC_STATE: the SQLite state database (one instance). */
       path: z.string().min(1).default("./state/retention-sync.sqlite"),
+      /**
+       * RETENTION_SYNC_STATE when it is a postgres:// URL: state in Postgres, shared by replicas
+       * (one leader, the others standby). Wins over `path`. The password may come from PGPASSWORD.
+       */
+      url: z
+        .string()
+        .trim()
+        .regex(/^postgres(ql)?:\/\/\S+$/i, "expected a URL like postgres://user@host:5432/database")
+        .optional(),
     })
     .prefault({}),
   alerts: z

@@ -36,6 +36,12 @@ export class HealthMonitor {
     };
   }
 
+  /** Replicas: leading (the service's answers count again, from now) or standing by. */
+  setRole(role: "leader" | "standby"): void {
+    const leading = role === "leader" && this.signals.role !== "leader";
+    this.signals = { ...this.signals, role, ...(leading ? { startedAt: this.clock() } : {}) };
+  }
+
   storeRecovered(): void {
     this.signals = { ...this.signals, storeOk: true, storeError: undefined };
   }

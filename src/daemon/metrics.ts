@@ -57,6 +57,11 @@ export function createMetrics(options: { now?: () => number } = {}) {
       buckets: [0, 0.01, 0.1, 0.5, 1, 5, 15, 60],
       registers: [registry],
     }),
+    leader: new Gauge({
+      name: "retention_sync_leader",
+      help: "1 while this replica leads (runs the jobs and posts), 0 while it stands by",
+      registers: [registry],
+    }),
     stateBytes: new Gauge({
       name: "retention_sync_state_bytes",
       help: "Size of the state database file after the last expiry sweep (0 in memory)",

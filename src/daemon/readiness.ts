@@ -12,11 +12,14 @@ export interface HealthSignals {
   readonly startedAt: number;
   /** Epoch ms until which the shared API request budget is paused by a per-minute 429 (0 or absent: not paused). */
   readonly budgetPausedUntil?: number | undefined;
+  /** Replicas on a shared store: whether this one leads (runs the jobs) or stands by. */
+  readonly role?: "leader" | "standby" | undefined;
 }
 
 export interface Readiness {
   readonly ready: boolean;
   readonly reason: string;
+  readonly role?: "leader" | "standby" | undefined;
 }
 
 /**
@@ -24,8 +27,15 @@ export interface Readiness {
  * start-up grace), nothing needs an operator, and the request budget is not paused by a 429. Pure so the rules are testable without a server.
  */
 export function evaluateReadiness(signals: HealthSignals, now: number, staleAfterMs: number): Readiness {
+  const readiness = evaluate(signals, now, staleAfterMs);
+  return signals.role ? { ...readiness, role: signals.role } : readiness;
+}
+
+function evaluate(signals: HealthSignals, now: number, staleAfterMs: number): Readiness {
   if (!signals.storeOk)
     return { ready: false, reason: `state store unavailable: ${signals.storeError ?? "unknown error"}` };
+  // A standby calls nothing: it is ready to take over (and to accept webhooks) while the store works.
+  if (signals.role === "standby") return { ready: true, reason: "standby: another replica leads" };
   if (signals.quarantine) return { ready: false, reason: `needs operator action: ${signals.quarantine}` };
   const pausedUntil = signals.budgetPausedUntil ?? 0;
   if (pausedUntil > now) {

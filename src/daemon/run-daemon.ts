@@ -1,11 +1,11 @@
 import cron, { type ScheduledTask } from "node-cron";
-import { StoreError } from "../errors.js";
+import { FencedOutError, StoreError } from "../errors.js";
 import type { Logger } from "../logger.js";
 import type { StateStore } from "../store/state-store.js";
 import { sleepUnlessAborted } from "../timers.js";
 import type { HealthMonitor } from "./health-monitor.js";
-import { acquireInstanceLock } from "./instance-lock.js";
 import { type JobFn, JobRunner } from "./job-runner.js";
+import { LeaderFence, type Leadership, replicaLeadership, singleInstance, type Term } from "./leadership.js";
 import type { Metrics } from "./metrics.js";
 import { startOpsServer } from "./ops-server.js";
 
@@ -20,12 +20,28 @@ export interface DaemonDeps {
   readonly shutdownGraceMs: number;
   /** The alerts poller: one pass per interval, the next pass starting `intervalSeconds` after the last one ended. */
   readonly poll?: { readonly intervalSeconds: number; readonly run: JobFn } | undefined;
-  /** Roster reconciliation on a cron schedule; runs never overlap. */
+  /** Roster reconciliation on a cron schedule; runs never overlap. `runOnStart` is asked at each term's start. */
   readonly reconcile?:
-    | { readonly schedule: string; readonly timezone: string; readonly runOnStart: boolean; readonly run: JobFn }
+    | {
+        readonly schedule: string;
+        readonly timezone: string;
+        readonly runOnStart: boolean | (() => Promise<boolean>);
+        readonly run: JobFn;
+      }
     | undefined;
-  /** Starts the optional webhook receiver. */
+  /** Starts the optional webhook receiver (on every replica: a standby stores events for the leader). */
   readonly webhookReceiver?: (() => Promise<{ readonly url: string; close(): Promise<void> }>) | undefined;
+  /** Work the leader does at the start of each term and then every `everyMs` (the shared webhook inbox). */
+  readonly whileLeading?: { readonly everyMs: number; readonly run: JobFn } | undefined;
+  /**
+   * The fence of the jobs' store view (the composition root builds the view with it): set to the
+   * term's epoch while this daemon leads, cleared when it stops leading.
+   */
+  readonly fence?: LeaderFence | undefined;
+  /** Replicas on a shared store: how often a standby tries to lead and how the leader's session is watched. */
+  readonly election?:
+    | { readonly retryMs?: number; readonly heartbeatMs?: number; readonly heartbeatTimeoutMs?: number }
+    | undefined;
   readonly lockLeaseMs?: number;
   readonly storeProbeIntervalMs?: number;
   /** How often expired state is deleted (default 10 minutes; also once at start). */
@@ -35,27 +51,49 @@ export interface DaemonDeps {
 export interface RunningDaemon {
   readonly opsUrl: string;
   readonly webhookUrl: string | undefined;
-  /** Runs a reconciliation now (the file watcher and tests use it); no overlap with the scheduled one. */
+  /** Runs a reconciliation now if this daemon leads (the file watcher and tests use it); no overlap with the scheduled one. */
   reconcileNow(): Promise<void>;
-  /** Graceful stop: no new work, running jobs checkpoint, everything closed. `clean` is false when the grace ran out. */
+  /** Graceful stop: no new work, running jobs checkpoint, the lead given back, everything closed. `clean` is false when the grace ran out. */
   stop(reason: string): Promise<{ clean: boolean }>;
+}
+
+/** The jobs of one term, started by `lead` and stopped by `end`. */
+interface LeaderWork {
+  readonly runner: JobRunner;
+  readonly reconcileJob: JobFn | undefined;
+  readonly nextReconcile: Date | undefined;
+  /** Stops scheduling and waits for the running jobs (`graceMs` at most); false when some are left. */
+  end(graceMs: number): Promise<boolean>;
 }
 
 /** Starts every enabled part of `retention-sync run` and returns a handle to stop it. */
 export async function startDaemon(deps: DaemonDeps): Promise<RunningDaemon> {
   const { logger, store, metrics, health } = deps;
-  const lock = await acquireInstanceLock(store.namespace("daemon.lock"), {
-    ...(deps.lockLeaseMs === undefined ? {} : { leaseMs: deps.lockLeaseMs }),
-    onRenewFailure: (error) => health.storeFailed(error),
-  });
-  const runner = new JobRunner(logger, deps.shutdown);
-  const cleanups: Array<() => Promise<void>> = [() => lock.release()];
+  const shutdown = deps.shutdown ?? new AbortController();
+  const fence = deps.fence ?? new LeaderFence();
+  const leadership: Leadership = store.election
+    ? replicaLeadership(store.election, {
+        ...deps.election,
+        logger,
+        onStoreError: (error) => health.storeFailed(error),
+        onStoreRecovered: () => health.storeRecovered(),
+      })
+    : singleInstance(store.namespace("daemon.lock"), {
+        ...(deps.lockLeaseMs === undefined ? {} : { leaseMs: deps.lockLeaseMs }),
+        onRenewFailure: (error) => health.storeFailed(error),
+      });
+  const replicas = leadership.mode === "replicas";
+  // A single instance takes its lease before anything starts, or does not start at all.
+  const firstTerm = replicas ? undefined : await leadership.next(shutdown.signal);
+  const cleanups: Array<() => Promise<void>> = [];
   const instrument =
     (name: string, job: JobFn): JobFn =>
     async (signal) => {
       try {
         await job(signal);
       } catch (error) {
+        // A fenced-out write already ended the term; it says nothing about the store or the service.
+        if (error instanceof FencedOutError) throw error;
         if (error instanceof StoreError) health.storeFailed(error);
         else health.apiFailed(error);
         throw error;
@@ -64,9 +102,140 @@ export async function startDaemon(deps: DaemonDeps): Promise<RunningDaemon> {
       }
     };
 
+  /** Starts the jobs of a term; they stop when `signal` aborts (term lost, or shutdown). */
+  function startLeaderWork(signal: AbortController): LeaderWork {
+    const runner = new JobRunner(logger, signal);
+    const stops: Array<() => Promise<void>> = [];
+    const reconcile = deps.reconcile;
+    const reconcileJob = reconcile ? instrument("reconcile", reconcile.run) : undefined;
+    let task: ScheduledTask | undefined;
+    if (reconcile && reconcileJob) {
+      const scheduled = cron.schedule(reconcile.schedule, () => runner.run("reconcile", reconcileJob), {
+        timezone: reconcile.timezone,
+        name: "reconcile",
+        noOverlap: true,
+      });
+      task = scheduled;
+      stops.push(async () => {
+        await scheduled.stop();
+        await scheduled.destroy();
+      });
+      void (async () => {
+        const runNow =
+          typeof reconcile.runOnStart === "function"
+            ? await reconcile.runOnStart().catch((error: unknown) => {
+                logger.warn({ err: error }, "could not read the reconcile journal; reconciling now to be safe");
+                return true;
+              })
+            : reconcile.runOnStart;
+        if (runNow) await runner.run("reconcile", reconcileJob);
+      })();
+    }
+    const loops: Array<Promise<void>> = [];
+    const poll = deps.poll;
+    if (poll) {
+      const pollJob = instrument("poll", poll.run);
+      loops.push(
+        (async () => {
+          while (!runner.signal.aborted) {
+            await runner.run("poll", pollJob);
+            await sleepUnlessAborted(poll.intervalSeconds * 1000, runner.signal);
+          }
+        })(),
+      );
+    }
+    const repeated = deps.whileLeading;
+    if (repeated) {
+      const job = instrument("leader-watch", repeated.run);
+      loops.push(
+        (async () => {
+          while (!runner.signal.aborted) {
+            await runner.run("leader-watch", job);
+            await sleepUnlessAborted(repeated.everyMs, runner.signal);
+          }
+        })(),
+      );
+    }
+    return {
+      runner,
+      reconcileJob,
+      nextReconcile: task?.getNextRun() ?? undefined,
+      async end(graceMs) {
+        const clean = await runner.drain(graceMs);
+        if (clean) await Promise.all(loops);
+        for (const stop of stops) await stop().catch(() => undefined);
+        return clean;
+      },
+    };
+  }
+
+  let work: LeaderWork | undefined;
+
+  /** Leads for one term: until it is lost (or fenced out), or shutdown. Returns whether the jobs stopped cleanly. */
+  async function lead(term: Term): Promise<boolean> {
+    const termSignal = new AbortController();
+    const endTerm = (reason: string) => {
+      if (!termSignal.signal.aborted) termSignal.abort(reason);
+    };
+    const onShutdown = () => endTerm("shutdown");
+    shutdown.signal.addEventListener("abort", onShutdown, { once: true });
+    /** Lost (the lock's session ended or went silent, or a write was fenced out): standby at once. */
+    const stepDown = (reason: string) => {
+      if (termSignal.signal.aborted) return;
+      // No fenced write may start from here on, whatever the jobs still do.
+      fence.end();
+      metrics.leader.set(0);
+      if (replicas) health.setRole("standby");
+      endTerm(reason);
+    };
+    const onLost = () => stepDown(String(term.lost.reason ?? "leadership lost"));
+    term.lost.addEventListener("abort", onLost, { once: true });
+    metrics.leader.set(1);
+    if (replicas) health.setRole("leader");
+    fence.begin(term.epoch, (error) => stepDown(error.message));
+    if (shutdown.signal.aborted) onShutdown();
+    if (term.lost.aborted) onLost();
+    const started = startLeaderWork(termSignal);
+    work = started;
+    if (replicas) {
+      logger.info({ epoch: term.epoch, nextReconcile: started.nextReconcile?.toISOString() }, "became leader");
+    }
+    await new Promise<void>((resolve) => {
+      if (termSignal.signal.aborted) resolve();
+      else termSignal.signal.addEventListener("abort", () => resolve(), { once: true });
+    });
+    shutdown.signal.removeEventListener("abort", onShutdown);
+    term.lost.removeEventListener("abort", onLost);
+    const stopping = shutdown.signal.aborted;
+    let clean: boolean;
+    if (stopping) {
+      // Shutdown: the jobs finish their step with their writes still fenced by this term.
+      clean = await started.end(deps.shutdownGraceMs);
+    } else {
+      logger.warn(
+        { epoch: term.epoch, reason: termSignal.signal.reason },
+        "lost the leadership: jobs stopped, standby again",
+      );
+      // A job from this term must not write under the next one: wait until every one has ended.
+      clean = await started.end(deps.shutdownGraceMs);
+      while (!clean && !shutdown.signal.aborted) {
+        logger.warn("a job of the lost term is still running; waiting for it before trying to lead again");
+        clean = await started.end(60_000);
+      }
+    }
+    work = undefined;
+    fence.end();
+    metrics.leader.set(0);
+    if (replicas) health.setRole("standby");
+    await term.release().catch((error: unknown) => logger.warn({ err: error }, "giving the leadership back failed"));
+    return clean;
+  }
+
   try {
     const ops = await startOpsServer({ ...deps.ops, health, metrics, logger });
     cleanups.unshift(() => ops.close());
+    if (replicas) health.setRole("standby");
+    metrics.leader.set(0);
 
     const probeTimer = setInterval(() => {
       store
@@ -103,52 +272,47 @@ export async function startDaemon(deps: DaemonDeps): Promise<RunningDaemon> {
       cleanups.unshift(() => receiver.close());
     }
 
-    const reconcile = deps.reconcile;
-    const reconcileJob = reconcile ? instrument("reconcile", reconcile.run) : undefined;
-    let task: ScheduledTask | undefined;
-    if (reconcile && reconcileJob) {
-      task = cron.schedule(reconcile.schedule, () => runner.run("reconcile", reconcileJob), {
-        timezone: reconcile.timezone,
-        name: "reconcile",
-        noOverlap: true,
-      });
-      const scheduled = task;
-      cleanups.unshift(async () => {
-        await scheduled.stop();
-        await scheduled.destroy();
-      });
-      if (reconcile.runOnStart) void runner.run("reconcile", reconcileJob);
-    }
+    let leading: Promise<boolean> | undefined;
+    if (firstTerm) leading = lead(firstTerm);
 
     const poll = deps.poll;
-    let pollLoop: Promise<void> = Promise.resolve();
-    if (poll) {
-      const pollJob = instrument("poll", poll.run);
-      pollLoop = (async () => {
-        while (!runner.signal.aborted) {
-          await runner.run("poll", pollJob);
-          await sleepUnlessAborted(poll.intervalSeconds * 1000, runner.signal);
-        }
-      })();
-    }
-
+    const reconcile = deps.reconcile;
     logger.info(
       {
         ops: ops.url,
         webhook: webhookUrl ?? "off",
         poll: poll ? `every ${poll.intervalSeconds} s` : "off",
         reconcile: reconcile ? `${reconcile.schedule} (${reconcile.timezone})` : "off",
-        nextReconcile: task?.getNextRun()?.toISOString(),
+        nextReconcile: work?.nextReconcile?.toISOString(),
         state: store.location,
+        ...(replicas ? { role: "standby", election: "the replica whose session holds the leader lock leads" } : {}),
       },
       "retention-sync daemon started",
     );
+
+    // Terms, one after the other, until shutdown: a standby waits for the lead, a leader leads.
+    const terms = (async () => {
+      let clean = leading ? await leading : true;
+      while (!shutdown.signal.aborted) {
+        const term = await leadership.next(shutdown.signal);
+        if (!term) break;
+        clean = await lead(term);
+      }
+      return clean;
+    })();
 
     let stopping: Promise<{ clean: boolean }> | undefined;
     return {
       opsUrl: ops.url,
       webhookUrl,
-      reconcileNow: () => (reconcileJob ? runner.run("reconcile", reconcileJob) : Promise.resolve()),
+      reconcileNow: () => {
+        const current = work;
+        if (!current?.reconcileJob) {
+          if (!current && deps.reconcile) logger.info("standby: the leader reconciles");
+          return Promise.resolve();
+        }
+        return current.runner.run("reconcile", current.reconcileJob);
+      },
       stop(reason) {
         stopping ??= (async () => {
           logger.info(
@@ -156,8 +320,8 @@ export async function startDaemon(deps: DaemonDeps): Promise<RunningDaemon> {
             "shutting down: no new work, finishing the running step",
           );
           const started = Date.now();
-          const clean = await runner.drain(deps.shutdownGraceMs);
-          if (clean) await pollLoop;
+          shutdown.abort();
+          const clean = await terms;
           for (const cleanup of cleanups) {
             await cleanup().catch((error: unknown) =>
               logger.warn({ err: error }, "cleanup step failed during shutdown"),
@@ -173,7 +337,9 @@ export async function startDaemon(deps: DaemonDeps): Promise<RunningDaemon> {
       },
     };
   } catch (error) {
+    shutdown.abort();
     for (const cleanup of cleanups) await cleanup().catch(() => undefined);
+    await firstTerm?.release().catch(() => undefined);
     throw error;
   }
 }

@@ -6,6 +6,7 @@ import { StoreError } from "../errors.js";
 import { ensureSchema, KEYV_PREFIX, KV_TABLE, type Query, type SchemaReport } from "./sqlite-schema.js";
 import type {
   DurableQueue,
+  Fence,
   KeySet,
   KeyValueNamespace,
   QueuedItem,
@@ -242,6 +243,14 @@ class SqliteStateStore implements StateStore {
 
   keySet(name: string): KeySet {
     return this.scope.keySet(name);
+  }
+
+  /** One process per file (the instance lease in `daemon.lock`): no election. */
+  readonly election = undefined;
+
+  /** The fence is trivially true for the one process that holds the file's lease. */
+  fenced(_fence: Fence): StateStore {
+    return this;
   }
 
   transaction<T>(work: (scope: StoreScope) => Promise<T>): Promise<T> {

@@ -1,24 +1,45 @@
 import type { Logger } from "../logger.js";
+import { isPostgresUrl, openPostgresStateStore } from "./postgres-state-store.js";
 import { openSqliteStateStore } from "./sqlite-state-store.js";
 import type { StateStore } from "./store-types.js";
 
+export { isPostgresUrl, postgresUrlPassword, redactedPostgresUrl } from "./postgres-state-store.js";
 export type {
   DurableQueue,
+  Fence,
   KeySet,
   KeyValueNamespace,
+  LeaderElection,
+  LeaderElectionOptions,
+  LeaderTerm,
   QueuedItem,
   StateStore,
   StoreScope,
   SweepReport,
 } from "./store-types.js";
 
+export interface OpenStateStoreOptions {
+  readonly logger?: Logger | undefined;
+  /** Postgres: the password when the URL carries none (PGPASSWORD); never logged. */
+  readonly password?: string | undefined;
+}
+
 /**
- * Opens the state database (SQLite: a file path, or `:memory:` in tests). A database written by an
- * earlier release is migrated on the spot, and the migration logged; one written by a newer release
+ * Opens the state database: a `postgres://` URL (shared by replicas, with leader election) or a
+ * SQLite file path (`:memory:` in tests). A SQLite database written by an earlier release is
+ * migrated on the spot, and the migration logged; one written by a newer release (either engine)
  * is refused with a StoreError that says what to do.
  */
-export async function openStateStore(path: string, options: { logger?: Logger } = {}): Promise<StateStore> {
-  const { store, schema } = await openSqliteStateStore(path);
+export async function openStateStore(location: string, options: OpenStateStoreOptions = {}): Promise<StateStore> {
+  if (isPostgresUrl(location)) {
+    const { store, schema } = await openPostgresStateStore(location, {
+      password: options.password,
+      logger: options.logger,
+    });
+    if (schema.from === 0) options.logger?.info({ state: store.location }, "state database: created the tables");
+    return store;
+  }
+  const { store, schema } = await openSqliteStateStore(location);
   if (schema.migrated) {
     options.logger?.warn(
       { state: store.location, fromSchema: schema.from, moved: schema.migrated },

@@ -4,7 +4,12 @@
  * key-value namespaces (cursors, thread roots, the roster memory, journals), durable queues (the
  * Slack outbox, the webhook inbox) and expiring key sets (changes and events already handled).
  * Writes that belong together go in one `transaction`.
+ *
+ * Replicas: an engine shared by several processes (Postgres) also offers a leader election and
+ * fenced views (`fenced`), whose writes only commit while the writer's leadership epoch is the
+ * newest. An engine of one process (SQLite) has no election, and its fenced view is itself.
  */
+import type { FencedOutError } from "../errors.js";
 
 /** A key-value namespace. Values are JSON-serializable; keys never contain the namespace prefix. */
 export interface KeyValueNamespace {
@@ -58,9 +63,41 @@ export interface StoreScope {
 export interface SweepReport {
   /** Rows deleted because they expired: key-value entries, acked queue ids, keys of key sets. */
   readonly expired: number;
-  /** Bytes given back to the file system by incremental vacuum. */
+  /** Bytes given back to the file system by incremental vacuum (Postgres: by the deletes, as far as measured). */
   readonly reclaimedBytes: number;
+  /** Size of the database file (Postgres: of the store's tables with their indexes and TOAST). */
   readonly fileBytes: number;
+}
+
+/** The fencing token a replica writes with: its leadership epoch, set by the daemon while it leads. */
+export interface Fence {
+  /** The epoch this replica leads with; undefined while it does not lead (every fenced write is refused). */
+  readonly epoch: number | undefined;
+  /** Called when a fenced write was refused: a newer leader took over, this replica must stop. */
+  fencedOut(error: FencedOutError): void;
+}
+
+/** A leadership won in an election; it lasts until `lost` aborts or it is released. */
+export interface LeaderTerm {
+  /** The fencing token of this term: higher than every earlier term's. */
+  readonly epoch: number;
+  /** Aborted (reason: a sentence) when the session holding the leadership ended or stopped answering. */
+  readonly lost: AbortSignal;
+  /** Gives the leadership back: a standby can take over at once. */
+  release(): Promise<void>;
+}
+
+export interface LeaderElectionOptions {
+  /** How often the session holding the leadership is checked (default 2 s). */
+  readonly heartbeatMs?: number;
+  /** A check unanswered this long ends the term (default 5 s): the replica steps down first. */
+  readonly heartbeatTimeoutMs?: number;
+}
+
+/** How replicas sharing one store agree on one leader. */
+export interface LeaderElection {
+  /** Tries once to become the leader; the term when this replica won, undefined when another leads. */
+  tryAcquire(options?: LeaderElectionOptions): Promise<LeaderTerm | undefined>;
 }
 
 /** The state store: named namespaces, queues and key sets over one database. */
@@ -72,7 +109,15 @@ export interface StateStore extends StoreScope {
   transaction<T>(work: (scope: StoreScope) => Promise<T>): Promise<T>;
   /** Deletes what expired before `nowMs` and gives free pages back to the file system. */
   sweep(nowMs: number): Promise<SweepReport>;
-  /** Where the state lives, for the start-up log line. */
+  /** Where the state lives, for the start-up log line (never with a password). */
   readonly location: string;
+  /** The leader election of a store that replicas share; undefined for a store of one process (SQLite). */
+  readonly election: LeaderElection | undefined;
+  /**
+   * The same store, with every write (and every transaction) checked against `fence` in the
+   * transaction that makes it: refused with a FencedOutError, and `fence.fencedOut` called, unless
+   * `fence.epoch` is the newest leadership epoch. Reads are not checked. SQLite: the store itself.
+   */
+  fenced(fence: Fence): StateStore;
   close(): Promise<void>;
 }

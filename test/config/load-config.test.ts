@@ -100,6 +100,24 @@ describe("loadConfig", () => {
     expect(config.alerts.webhook.secrets).toEqual(["whsec_one", "whsec_two"]);
   });
 
+  it("takes a postgres:// RETENTION_SYNC_STATE as state.url (SQLite's path stays the default)", () => {
+    const config = loadConfig({ env: { RETENTION_SYNC_STATE: " postgres://rs@db:5432/retention " } });
+    expect(config.state.url).toBe("postgres://rs@db:5432/retention");
+    expect(config.state.path).toBe(configSchema.parse({}).state.path);
+    expect(loadConfig({ env: { RETENTION_SYNC_STATE: "postgresql://rs@db/rs" } }).state.url).toBe(
+      "postgresql://rs@db/rs",
+    );
+    expect(loadConfig({ env: {} }).state.url).toBeUndefined();
+  });
+
+  it("refuses a state.url that is not a Postgres URL without echoing it (it may hold a password)", () => {
+    const file = yamlFile("state:\n  url: mysql://rs:hunter2-secret@db/rs\n");
+    const error = configError(() => loadConfig({ file, env: {} }));
+    expect(error.issues.map((i) => i.path)).toEqual([expect.stringContaining(file)]);
+    expect(error.message).toContain("postgres://user@host:5432/database");
+    expect(error.message).not.toContain("hunter2-secret");
+  });
+
   it("ignores empty environment variables", () => {
     const config = loadConfig({ env: { LOG_LEVEL: "", OPS_PORT: "  " } });
     expect(config.log.level).toBe("info");

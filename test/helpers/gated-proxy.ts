@@ -10,6 +10,8 @@ export interface ProxiedRequest {
   readonly method: string;
   /** Path with query, as received. */
   readonly path: string;
+  /** When it arrived (epoch ms). */
+  readonly at: number;
 }
 
 export interface HeldRequest extends ProxiedRequest {
@@ -84,7 +86,7 @@ export async function startGatedProxy(targetBaseUrl: string): Promise<GatedProxy
   }
 
   const server = createServer((req, res) => {
-    const seen: ProxiedRequest = { method: req.method ?? "GET", path: req.url ?? "/" };
+    const seen: ProxiedRequest = { method: req.method ?? "GET", path: req.url ?? "/", at: Date.now() };
     requests.push(seen);
     let hold: Hold | undefined;
     for (const h of holds) if (h.match(seen) && --h.left === 0) hold ??= h;

@@ -7,8 +7,30 @@ import { describe, expect, it } from "vitest";
 import { StoreError } from "../../src/errors.js";
 import { SCHEMA_VERSION } from "../../src/store/sqlite-schema.js";
 import { openStateStore } from "../../src/store/state-store.js";
+import { describeStoreConformance } from "./support/store-conformance.js";
 
 const tempFile = () => join(mkdtempSync(join(tmpdir(), "rs-sqlite-")), "state.sqlite");
+
+describeStoreConformance({
+  name: "SQLite",
+  open: () => openStateStore(":memory:"),
+  async reopenable() {
+    const file = tempFile();
+    return { open: () => openStateStore(file) };
+  },
+});
+
+describe("SQLite as one process's store", () => {
+  it("has no election, and its fenced view is the store itself (its file lease keeps a second process out)", async () => {
+    const store = await openStateStore(":memory:");
+    expect(store.election).toBeUndefined();
+    const fenced = store.fenced({ epoch: undefined, fencedOut: () => expect.fail("never fenced out") });
+    expect(fenced).toBe(store);
+    await fenced.namespace("n").set("k", 1);
+    expect(await store.namespace("n").get("k")).toBe(1);
+    await store.close();
+  });
+});
 
 /** Raw SQL on a database file, outside the store (what another tool or an older release sees). */
 async function withRaw<T>(file: string, work: (query: KeyvSqlite["query"]) => Promise<T>): Promise<T> {
@@ -19,103 +41,6 @@ async function withRaw<T>(file: string, work: (query: KeyvSqlite["query"]) => Pr
     await sqlite.close();
   }
 }
-
-describe("durable queues", () => {
-  it("keeps enqueue order, ignores ids waiting or acked, and forgets acked ids only when they expire", async () => {
-    const store = await openStateStore(":memory:");
-    const queue = store.queue<{ n: number }>("q");
-    expect(await queue.enqueue([1, 2, 3].map((n) => ({ id: `m${n}`, value: { n } })))).toBe(3);
-    expect(await queue.enqueue([{ id: "m2", value: { n: 99 } }])).toBe(0);
-    expect((await queue.pending()).map((i) => [i.id, i.value.n])).toEqual([
-      ["m1", 1],
-      ["m2", 2],
-      ["m3", 3],
-    ]);
-    expect(await queue.update("m2", { n: 22 })).toBe(true);
-    await queue.ack(["m1"], 5_000);
-    expect(await queue.update("m1", { n: 11 })).toBe(false);
-    expect(await queue.countPending()).toBe(2);
-    expect(await queue.enqueue([{ id: "m1", value: { n: 1 } }])).toBe(0);
-    expect((await store.sweep(5_000)).expired).toBe(1);
-    expect(await queue.enqueue([{ id: "m1", value: { n: 1 } }])).toBe(1);
-    expect((await queue.pending(2)).map((i) => [i.id, i.value.n])).toEqual([
-      ["m2", 22],
-      ["m3", 3],
-    ]);
-    expect(await store.queue("other").countPending()).toBe(0);
-    await store.close();
-  });
-});
-
-describe("key sets", () => {
-  it("answers which keys are present and not expired, and keeps the later expiry of a key added twice", async () => {
-    const store = await openStateStore(":memory:");
-    const keys = store.keySet("k");
-    await keys.add(["a", "b"], 1_000);
-    await keys.add(["b"], 3_000);
-    await keys.add(["b"], 2_000);
-    expect(await keys.has(["a", "b", "c"], 500)).toEqual(new Set(["a", "b"]));
-    expect(await keys.has(["a", "b"], 1_000)).toEqual(new Set(["b"]));
-    expect(await store.keySet("other").has(["a"], 0)).toEqual(new Set());
-    expect((await store.sweep(2_500)).expired).toBe(1);
-    expect(await keys.has(["b"], 2_500)).toEqual(new Set(["b"]));
-    await store.close();
-  });
-});
-
-describe("transactions", () => {
-  it("commit every write together, or none when the work throws", async () => {
-    const store = await openStateStore(":memory:");
-    await expect(
-      store.transaction(async (scope) => {
-        await scope.queue("q").enqueue([{ id: "x", value: 1 }]);
-        await scope.keySet("k").add(["x"], Number.MAX_SAFE_INTEGER);
-        await scope.namespace("n").set("cursor", "T1");
-        throw new Error("the process dies here");
-      }),
-    ).rejects.toThrow("the process dies here");
-    expect(await store.queue("q").countPending()).toBe(0);
-    expect(await store.keySet("k").has(["x"], 0)).toEqual(new Set());
-    expect(await store.namespace("n").get("cursor")).toBeUndefined();
-
-    const made = await store.transaction(async (scope) => {
-      await scope.queue("q").enqueue([{ id: "x", value: 1 }]);
-      await scope.namespace("n").set("cursor", "T2");
-      return "done";
-    });
-    expect(made).toBe("done");
-    expect(await store.queue("q").countPending()).toBe(1);
-    expect(await store.namespace("n").get("cursor")).toBe("T2");
-    await store.close();
-  });
-
-  it("keep other operations out until they end: a read never sees a transaction half done", async () => {
-    const store = await openStateStore(":memory:");
-    let release: () => void = () => undefined;
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    let entered: () => void = () => undefined;
-    const inside = new Promise<void>((resolve) => {
-      entered = resolve;
-    });
-    const tx = store.transaction(async (scope) => {
-      await scope.namespace("n").set("a", 1);
-      entered();
-      await held;
-      await scope.namespace("n").set("b", 2);
-    });
-    await inside;
-    const read = store.namespace("n").entries();
-    release();
-    await tx;
-    expect(await read).toEqual([
-      ["a", 1],
-      ["b", 2],
-    ]);
-    await store.close();
-  });
-});
 
 describe("the file on disk", () => {
   it("is in WAL mode with incremental auto-vacuum, and the sweep deletes expired rows and shrinks it", async () => {

@@ -3,30 +3,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { StoreError } from "../../src/errors.js";
-import { openStateStore } from "../../src/store/state-store.js";
+import { isPostgresUrl, openStateStore, redactedPostgresUrl } from "../../src/store/state-store.js";
 
 describe("openStateStore", () => {
-  it("keeps namespaces apart and survives a reopen", async () => {
-    const file = join(mkdtempSync(join(tmpdir(), "rs-store-")), "state.sqlite");
-    const store = await openStateStore(file);
-    await store.namespace("cursor").set("lens:1", "2026-01-01T00:00:00Z");
-    await store.namespace("outbox").set("lens:1", { id: 1 });
-    await store.namespace("outbox").set("b", { id: 2 });
-    await store.close();
-
-    const again = await openStateStore(file);
-    expect(await again.namespace("cursor").get("lens:1")).toBe("2026-01-01T00:00:00Z");
-    expect(await again.namespace("outbox").entries()).toEqual([
-      ["b", { id: 2 }],
-      ["lens:1", { id: 1 }],
-    ]);
-    expect(await again.namespace("cursor").entries()).toHaveLength(1);
-    await again.namespace("outbox").clear();
-    expect(await again.namespace("outbox").entries()).toEqual([]);
-    expect(await again.namespace("cursor").get("lens:1")).toBe("2026-01-01T00:00:00Z");
-    await again.close();
-  });
-
   it("works in memory for unit tests", async () => {
     const store = await openStateStore(":memory:");
     await store.namespace("x").set("k", 1);
@@ -43,19 +22,18 @@ describe("openStateStore", () => {
   });
 });
 
-describe("entries on SQLite", () => {
-  it("lists one namespace among many keys, skips expired entries and keys of a longer namespace name", async () => {
-    const file = join(mkdtempSync(join(tmpdir(), "rs-store-")), "state.sqlite");
-    const store = await openStateStore(file);
-    const big = store.namespace("alerts.delivered");
-    for (let i = 0; i < 2_000; i += 1) await big.set(`chg:${i}`, true);
-    const outbox = store.namespace("alerts.outbox");
-    await outbox.set("a%_b", { n: 1 });
-    await outbox.set("gone", { n: 2 }, 1);
-    await store.namespace("alerts.outbox-index").set("x", 1);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(await outbox.entries()).toEqual([["a%_b", { n: 1 }]]);
-    expect(await big.entries()).toHaveLength(2_000);
-    await store.close();
+describe("the state location", () => {
+  it("is a Postgres URL (postgres:// or postgresql://) or else a SQLite path", () => {
+    expect(isPostgresUrl("postgres://rs@db:5432/rs")).toBe(true);
+    expect(isPostgresUrl(" POSTGRESQL://rs@db/rs")).toBe(true);
+    expect(isPostgresUrl("./state/retention-sync.sqlite")).toBe(false);
+    expect(isPostgresUrl("postgres.sqlite")).toBe(false);
+  });
+
+  it("is shown without its password or query", () => {
+    expect(redactedPostgresUrl("postgres://rs:s3cr%40t-pass@db.internal:5432/retention?sslmode=require")).toBe(
+      "postgres://rs@db.internal:5432/retention",
+    );
+    expect(redactedPostgresUrl("postgresql://db/retention")).toBe("postgresql://db/retention");
   });
 });
