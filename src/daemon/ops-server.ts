@@ -32,7 +32,9 @@ export async function startOpsServer(options: {
       const readiness = health.readiness();
       res
         .writeHead(readiness.ready ? 200 : 503, { "content-type": "text/plain" })
-        .end(`${readiness.ready ? "ready" : "not ready"}: ${readiness.reason}\n`);
+        .end(
+          `${readiness.ready ? "ready" : "not ready"}: ${readiness.reason}\n${(readiness.notes ?? []).map((n) => `${n}\n`).join("")}`,
+        );
       return;
     }
     if (path === "/metrics") {

@@ -9,12 +9,20 @@ export interface HealthSignals {
   readonly lastApiFailure?: string | undefined;
   /** Set when an operator must act (revoked key, read-only key, inactive subscription): retrying cannot help. */
   readonly quarantine?: string | undefined;
+  /**
+   * Things an operator must look at that leave the daemon working (a mass-archive guard holding
+   * archives, a stale export, a read-only key with reconciliation on): by topic, shown by /readyz
+   * as "needs operator" notes without making it not ready, until the topic's job clears them.
+   */
+  readonly operatorNotes?: ReadonlyMap<string, string> | undefined;
   readonly startedAt: number;
 }
 
 export interface Readiness {
   readonly ready: boolean;
   readonly reason: string;
+  /** "needs operator" notes (absent when there are none). */
+  readonly notes?: readonly string[];
 }
 
 /**
@@ -22,6 +30,12 @@ export interface Readiness {
  * start-up grace), and nothing needs an operator. Pure so the rules are testable without a server.
  */
 export function evaluateReadiness(signals: HealthSignals, now: number, staleAfterMs: number): Readiness {
+  const readiness = readinessOf(signals, now, staleAfterMs);
+  const notes = [...(signals.operatorNotes?.values() ?? [])];
+  return notes.length === 0 ? readiness : { ...readiness, notes };
+}
+
+function readinessOf(signals: HealthSignals, now: number, staleAfterMs: number): Readiness {
   if (!signals.storeOk)
     return { ready: false, reason: `state store unavailable: ${signals.storeError ?? "unknown error"}` };
   if (signals.quarantine) return { ready: false, reason: `needs operator action: ${signals.quarantine}` };
