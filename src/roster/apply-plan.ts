@@ -100,13 +100,16 @@ function reasonOf(error: QuotaExceededError | PaymentRequiredError): DeferReason
   return "payment-required";
 }
 
-/** Bulk skip reasons the spec names (bad URL, duplicate, seat ceiling), as this client reads them. */
+/**
+ * A bulk skip that is not a duplicate or a ceiling: a refusal of the person. Spec 4.3 names a bad
+ * URL among the reasons but not its value; a reason that says "url" is read as that, anything else
+ * (`profile_unavailable`, ...) is shown as the service gave it, as a reason this version does not know.
+ */
 function refusalOf(skip: BulkSkippedItem, person: Named, tracked: boolean): Refusal {
-  const known = skip.kind !== "other";
-  const what =
-    skip.kind === "invalid_url"
-      ? "the service does not take this as a public profile URL"
-      : `refused for a reason this version does not know (${skip.reason})`;
+  const known = /url/i.test(skip.reason);
+  const what = known
+    ? "the service does not take this as a public profile URL"
+    : `refused for a reason this version does not know (${skip.reason})`;
   return {
     change: "add",
     url: person.url,

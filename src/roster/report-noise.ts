@@ -7,6 +7,8 @@ export const LAST_REPORT_KEY = "last";
 
 interface LastReport {
   readonly gist: string;
+  /** The export the last posted report was about. */
+  readonly export?: string;
   readonly at: string;
 }
 
@@ -26,17 +28,22 @@ export function reportGist(report: ReconcileReport): string {
 }
 
 /**
- * Marks a report `quiet` when it repeats the last one posted: no write, no refusal or failure, and
- * the same gist. The daemon and the command skip the ops post of a quiet report, so one export
- * read every minute posts once, not every minute. A run that writes always posts. Dry runs never
- * get here (they post nothing).
+ * Marks a report `quiet` when it tells nothing new since the last one posted: no write, no refusal
+ * or failure, and either the same gist, or a routine run of the export the last post was about
+ * (what needed attention in it was said then). The daemon and the command skip the ops post of a
+ * quiet report, so one export read every minute posts once, not every minute; each new export
+ * posts (a daily routine report), and a run that writes always posts. Dry runs never get here.
  */
 export async function quietRepeat(store: StateStore, report: ReconcileReport): Promise<ReconcileReport> {
   const ns = store.namespace(REPORTS_NAMESPACE);
   const gist = reportGist(report);
+  const exported = report.export?.fingerprint ?? report.file;
   const acted = report.writeRequests > 0 || report.refusals.length > 0 || report.failures.length > 0;
   const last = await ns.get<LastReport>(LAST_REPORT_KEY);
-  if (!acted && last?.gist === gist) return { ...report, quiet: true };
-  await ns.set<LastReport>(LAST_REPORT_KEY, { gist, at: report.startedAt });
+  const sameExport = last?.export === exported;
+  if (!acted && (last?.gist === gist || (sameExport && report.outcome === "routine"))) {
+    return { ...report, quiet: true };
+  }
+  await ns.set<LastReport>(LAST_REPORT_KEY, { gist, export: exported, at: report.startedAt });
   return { ...report, quiet: false };
 }
