@@ -1,5 +1,6 @@
 import { RosterFileError } from "../errors.js";
 import { canonicalProfileUrl, quoteValue } from "./canonical-profile-url.js";
+import { PeopleByUrl, PositionIndex } from "./position-index.js";
 import type { RosterReadOptions } from "./read-options.js";
 import { normalizeHeader, type ResolvedColumns, ROSTER_FIELDS, type RosterField } from "./roster-columns.js";
 import { type RowIdentity, rowIdentity } from "./row-identity.js";
@@ -135,11 +136,12 @@ const INACTIVE_FLAG = new Set(["0", "false", "no", "n"]);
  */
 export class RosterRowCollector {
   private readonly people: RosterPerson[] = [];
-  private readonly byUrl = new Map<string, RosterPerson>();
+  private readonly byUrl = new PeopleByUrl(this.people);
   private readonly excluded: RosterPerson[] = [];
   private readonly exclusions = new Map<string, Exclusion>();
   private readonly problems: RowProblem[] = [];
-  private readonly lineOfEmployee = new Map<string, number>();
+  /** The first in-scope person of each employee id (a position in `people`). */
+  private readonly byEmployeeId = new PositionIndex((position) => this.people[position]?.employeeId);
   private readonly file: string;
   private readonly maxRows: number;
   private readonly statuses: ReadonlySet<string>;
@@ -236,7 +238,8 @@ export class RosterRowCollector {
       );
       return;
     }
-    const sameId = employeeId === undefined ? undefined : this.lineOfEmployee.get(employeeId);
+    const sameAt = employeeId === undefined ? -1 : this.byEmployeeId.find(employeeId);
+    const sameId = sameAt === -1 ? undefined : this.people[sameAt]?.line;
     // Both rows stay in use: dropping either could archive the real person, and placeholder ids
     // ("N/A" for contractors) must not make anyone disappear. The report asks for a fix.
     if (sameId !== undefined) {
@@ -246,9 +249,9 @@ export class RosterRowCollector {
         `employee id ${quoteValue(employeeId ?? "")} is also on line ${sameId} with another profile URL; both rows are used until the file has one row per person`,
         who,
       );
-    } else if (employeeId !== undefined) this.lineOfEmployee.set(employeeId, line);
-    this.byUrl.set(person.profileUrl, person);
+    } else if (employeeId !== undefined) this.byEmployeeId.add(employeeId, this.people.length);
     this.people.push(person);
+    this.byUrl.add(this.people.length - 1);
   }
 
   /** A row that is not a record at all (a JSON array entry that is not an object). */
@@ -317,7 +320,10 @@ export class RosterRowCollector {
     return copy;
   }
 
-  /** Built by plain assignments in one order: rows of one file share a shape, which keeps 1,000,000 of them fast. */
+  /**
+   * Every field is set, undefined or not, in one order: the rows of a file share one shape with its
+   * fields inside the object (no extra property array), about 24 bytes a person less.
+   */
   private person(
     line: number,
     profileUrl: string,
@@ -325,24 +331,19 @@ export class RosterRowCollector {
     employeeId: string | undefined,
     excluded: boolean,
   ): RosterPerson {
-    const c = (field: RosterField) => cell(cells, this.columns, field);
-    const person: { -readonly [K in keyof RosterPerson]: RosterPerson[K] } = {
+    const department = this.shared(cell(cells, this.columns, "department"));
+    const person = {
       line,
       index: excluded ? this.excluded.length : this.people.length,
       profileUrl,
-      tracked: true,
+      tracked: this.untracked.size === 0 || !this.untracked.has(department?.toLowerCase() ?? "\u0000"),
+      employeeId,
+      name: this.nameOf(cells),
+      email: cell(cells, this.columns, "email"),
+      department,
+      managerEmail: this.shared(cell(cells, this.columns, "managerEmail")),
     };
-    if (employeeId !== undefined) person.employeeId = employeeId;
-    const name = this.nameOf(cells);
-    if (name !== undefined) person.name = name;
-    const email = c("email");
-    if (email !== undefined) person.email = email;
-    const department = this.shared(c("department"));
-    if (department !== undefined) person.department = department;
-    if (this.untracked.size > 0) person.tracked = !this.untracked.has(department?.toLowerCase() ?? "\u0000");
-    const managerEmail = this.shared(c("managerEmail"));
-    if (managerEmail !== undefined) person.managerEmail = managerEmail;
-    return person;
+    return person as RosterPerson;
   }
 
   /**

@@ -63,6 +63,7 @@ const PAGE_SIZE = 100;
 async function readService(
   client: ReconcileDeps["client"],
   reads: { count: number },
+  inExport: (url: string) => boolean,
 ): Promise<{ people: ServicePerson[]; billing: Billing }> {
   const people: ServicePerson[] = [];
   // paginate ends a walk that never ends (hasMore forever, repeated or empty pages, rows past the
@@ -77,14 +78,16 @@ async function readService(
   for await (const e of rows) {
     const canonical = canonicalProfileUrl(e.networkUrl);
     if (!canonical.ok) continue;
-    const person: ServicePerson = {
+    // The service's name names only someone the export does not: not kept for the others (a
+    // million names are about 40 MB).
+    const name = e.name && !inExport(canonical.url) ? { name: e.name } : {};
+    people.push({
       id: e.id,
       profileUrl: canonical.url,
       tracked: e.tracked,
       archived: e.status === "archived",
-      ...(e.name ? { name: e.name } : {}),
-    };
-    people.push(person);
+      ...name,
+    });
   }
   reads.count += 1;
   const billing = await client.getBilling();
@@ -157,7 +160,7 @@ export async function reconcileOnce(deps: ReconcileDeps, options: ReconcileOptio
         message: `the API key is read-only: this plan cannot be applied with it; ${READ_ONLY_FIX}`,
       });
     }
-    service = await readService(client, reads);
+    service = await readService(client, reads, (url) => roster.byUrl.has(url));
   } catch (error) {
     // Spec 5.8: with no subscription or trial the whole API answers 402; report it, change nothing.
     if (!(error instanceof PaymentRequiredError)) throw error;
