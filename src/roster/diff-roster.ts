@@ -74,7 +74,7 @@ export interface ArchiveCandidate {
   readonly id: number;
   readonly profileUrl: string;
   readonly tracked: boolean;
-  readonly missingRuns: number;
+  readonly missingExports: number;
   readonly who: Who;
   readonly cause: "left" | "terminated" | "out-of-scope" | "unknown";
   readonly detail?: string;
@@ -320,9 +320,9 @@ export function diffRoster(input: {
     }
     managedActive += 1;
     const exclusion = exclusions.get(url);
-    const missingRuns = memory.missing.get(url) ?? 0;
+    const missingExports = memory.missing.get(url) ?? 0;
     const terminated = exclusion?.reason === "terminated";
-    if (!terminated && missingRuns < rules.archiveAfterMissingExports) {
+    if (!terminated && missingExports < rules.archiveAfterMissingExports) {
       waiting += 1;
       continue;
     }
@@ -331,7 +331,7 @@ export function diffRoster(input: {
       id: person.id,
       profileUrl: url,
       tracked: person.tracked,
-      missingRuns,
+      missingExports,
       who: exclusion ? whoOf(exclusion.person) : rememberedWho(memory.identities.get(url), person),
       ...(since !== undefined ? { since } : {}),
     };

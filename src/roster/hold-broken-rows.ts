@@ -25,7 +25,7 @@ export interface HeldArchive {
   readonly id: number;
   readonly profileUrl: string;
   readonly tracked: boolean;
-  readonly missingRuns: number;
+  readonly missingExports: number;
   /** Who the memory says they are (their last good row). */
   readonly who?: Who;
   readonly rows: readonly HeldRow[];
@@ -122,7 +122,7 @@ export function heldFindings(held: readonly HeldArchive[]): Finding[] {
     return {
       kind: "held-for-broken-row",
       severity: "warning",
-      message: `${rows}; ${who} is on the roster as ${h.profileUrl} and would be archived (missing from ${h.missingRuns} export${h.missingRuns === 1 ? "" : "s"}); ${fix} to archive them`,
+      message: `${rows}; ${who} is on the roster as ${h.profileUrl} and would be archived (missing from ${h.missingExports} export${h.missingExports === 1 ? "" : "s"}); ${fix} to archive them`,
     };
   });
   const rest = held.length - HELD_FINDINGS_LIMIT;

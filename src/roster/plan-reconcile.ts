@@ -25,9 +25,9 @@ function archiveReason(a: ArchiveCandidate): StepReason {
   const since = a.since === undefined ? {} : { since: a.since };
   if (a.cause === "terminated") return { why: "terminated", detail: a.detail ?? "terminated" };
   if (a.cause === "out-of-scope") {
-    return { why: "out-of-scope", detail: a.detail ?? "out of scope", missingExports: a.missingRuns, ...since };
+    return { why: "out-of-scope", detail: a.detail ?? "out of scope", missingExports: a.missingExports, ...since };
   }
-  return { why: a.cause, missingExports: a.missingRuns, ...since };
+  return { why: a.cause, missingExports: a.missingExports, ...since };
 }
 
 function archiveStep(a: ArchiveCandidate): Extract<PlanStep, { kind: "archive" }> {

@@ -77,7 +77,7 @@ describe("diffRoster", () => {
     expect(once.waiting).toBe(1);
     const twice = diff([wanted(1)], service, memoryOf([1, 2], [[2, 2]]));
     expect(twice.archive).toEqual([
-      { id: 102, profileUrl: url(2), tracked: true, missingRuns: 2, who: {}, cause: "left" },
+      { id: 102, profileUrl: url(2), tracked: true, missingExports: 2, who: {}, cause: "left" },
     ]);
     expect(twice.waiting).toBe(0);
   });
@@ -146,7 +146,7 @@ describe("diffRoster", () => {
         id: 102,
         profileUrl: url(2),
         tracked: true,
-        missingRuns: 0,
+        missingExports: 0,
         who: { name: "Ada Lovelace", employeeId: "E2", department: "Eng", line: 4 },
         cause: "terminated",
         detail: 'status "Terminated"',
@@ -181,7 +181,7 @@ describe("diffRoster", () => {
     expect(archive).toMatchObject({
       who: { name: "Ada Lovelace", employeeId: "E2", department: "Eng" },
       cause: "left",
-      missingRuns: 2,
+      missingExports: 2,
       since: monday.toISOString(),
     });
   });
@@ -268,7 +268,7 @@ describe("diffRoster, any file against any service", () => {
         const notWanted = liveBefore.filter((p) => !wantedUrls.has(p.profileUrl));
         expect(d.archive.length + d.held.length + d.waiting + d.unknown).toBe(notWanted.length);
         for (const a of d.archive) {
-          expect(a.missingRuns).toBeGreaterThanOrEqual(s.archiveAfterMissingExports);
+          expect(a.missingExports).toBeGreaterThanOrEqual(s.archiveAfterMissingExports);
           expect(s.archiveUnknown || memory.seen.has(a.profileUrl)).toBe(true);
         }
         expect(d.currentActive).toBe(liveBefore.length);
