@@ -1,6 +1,6 @@
 import type { Block as SlackBlock, SlackMessage } from "../slack/slack-message.js";
 import { ROW_ERROR_REASONS } from "./collect-roster-rows.js";
-import type { ReconcileReport } from "./report.js";
+import { type ReconcileReport, ROUTINE_DEFERRALS } from "./report.js";
 import { deferredLine, failureLine, refusalLine, stepLine, stepSections } from "./report-text.js";
 
 /** Longest list the ops post shows of one kind: the post is read on a phone; `--json` has them all. */
@@ -141,7 +141,8 @@ export function renderReportSlack(r: ReconcileReport, limit = SLACK_LIST_LIMIT):
       errors.map((p) => `line ${p.line}: ${p.reason}: ${p.message}`),
     );
   }
-  const stuck = r.deferred.items.filter((d) => d.reason !== "api-seat-allowance" && d.reason !== "interrupted");
+  // Deferrals a person must lift (caps, trial, billing); the daily allowances' are only counted above.
+  const stuck = r.deferred.items.filter((d) => !ROUTINE_DEFERRALS.has(d.reason) && d.reason !== "interrupted");
   list(`Deferred (${stuck.length})`, stuck.map(deferredLine));
   return { text: title.slice(0, SECTION_CHARS), blocks: blocks.slice(0, 50) };
 }

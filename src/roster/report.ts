@@ -125,7 +125,7 @@ export interface ReconcileOutcome {
 }
 
 /** Deferrals the service lifts by itself (daily allowances, a stop): routine, not a person's job. */
-const ROUTINE_DEFERRALS: ReadonlySet<DeferReason> = new Set<DeferReason>([
+export const ROUTINE_DEFERRALS: ReadonlySet<DeferReason> = new Set<DeferReason>([
   "api-seat-allowance",
   "seat-quota-exceeded",
   "row-quota-exceeded",
