@@ -277,8 +277,10 @@ export function diffRoster(input: {
     }
     const there = current[at] as ServicePerson;
     if (there.archived) {
+      // A time noted by this very run (first seen archived now) says nothing about when they left.
       const since = memory.archivedAt.get(person.profileUrl);
-      revive.push(since === undefined ? { person, id: there.id } : { person, id: there.id, archivedSince: since });
+      const known = since !== undefined && since !== now.toISOString();
+      revive.push(known ? { person, id: there.id, archivedSince: since } : { person, id: there.id });
       continue;
     }
     currentActive += 1;

@@ -35,8 +35,8 @@ export function describeReason(reason: StepReason): string {
       return "joiner";
     case "rehire":
       return reason.archivedSince === undefined
-        ? "rehire (archived)"
-        : `rehire (archived on ${day(reason.archivedSince)})`;
+        ? "rehire (archived on the service)"
+        : `rehire (archived since ${day(reason.archivedSince)})`;
     case "left":
       return `left (${missingFor(reason.missingExports, reason.since)})`;
     case "unknown":
@@ -48,9 +48,9 @@ export function describeReason(reason: StepReason): string {
     case "untracked-department":
       return `moved to an untracked department${reason.department ? ` (${cleanValue(reason.department, 40)})` : ""}`;
     case "tracked-department":
-      return `moved to a tracked department${reason.department ? ` (${cleanValue(reason.department, 40)})` : ""}`;
+      return `untracked on the service, in a tracked department${reason.department ? ` (${cleanValue(reason.department, 40)})` : ""}`;
     case "erase":
-      return `erased after ${reason.days} days archived (archived on ${day(reason.archivedSince)})`;
+      return `erased after ${reason.days} days archived (archived since ${day(reason.archivedSince)})`;
   }
 }
 

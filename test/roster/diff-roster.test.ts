@@ -57,6 +57,15 @@ describe("diffRoster", () => {
     expect(d.add).toEqual([]);
   });
 
+  it("says since when a rehire was archived only when an earlier run saw it, not when this run first sees it", () => {
+    const archived = [onService(1, { tracked: false, archived: true })];
+    const earlier = "2026-10-01T02:00:00.000Z";
+    const known = { ...memoryOf([1]), archivedAt: new Map([[url(1), earlier]]) };
+    expect(diff([wanted(1)], archived, known).revive).toEqual([{ person: wanted(1), id: 101, archivedSince: earlier }]);
+    const fresh = advanceMemory(memoryOf([1]), { fingerprint: "a", desired: [wanted(1)], known: [] }, archived, now);
+    expect(diff([wanted(1)], archived, fresh).revive).toEqual([{ person: wanted(1), id: 101 }]);
+  });
+
   it("changes nothing for people on the service as the file wants them", () => {
     const d = diff([wanted(1), wanted(2, false)], [onService(1), onService(2, { tracked: false })], memoryOf([1, 2]));
     expect(urlsOf(d)).toEqual({ add: [], revive: [], track: [], untrack: [], archive: [] });
