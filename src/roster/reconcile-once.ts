@@ -231,7 +231,7 @@ export async function reconcileOnce(deps: ReconcileDeps, options: ReconcileOptio
     if (saved) {
       const differences = planDifferences(saved.plan, { inputs, plan });
       if (differences.steps.length > 0) {
-        throw new StalePlanError(saved.path, [...differences.steps, ...differences.inputs.map((d) => `because ${d}`)]);
+        throw new StalePlanError(saved.path, differences);
       }
       for (const d of differences.inputs) notices.push(`since the plan was made ${d}, but no step changed`);
     }

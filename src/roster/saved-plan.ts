@@ -50,14 +50,25 @@ export class StalePlanError extends RetentionSyncError {
   readonly exitCode = EXIT_USAGE;
   constructor(
     readonly planFile: string,
-    readonly differences: readonly string[],
+    /** Every step that differs (the message shows the first 25), and the inputs that changed. */
+    readonly differences: { readonly steps: readonly string[]; readonly inputs: readonly string[] },
   ) {
+    const { steps, inputs } = differences;
+    const done = steps.length > 0 && steps.every((d) => d.startsWith("- ") && d.endsWith(NO_LONGER_NEEDED));
     super(
       `the saved plan ${planFile} is stale; nothing was changed. Make a new one with reconcile --dry-run --out. ` +
-        `What differs:\n${differences.map((d) => `  ${d}`).join("\n")}`,
+        `${steps.length} step${steps.length === 1 ? "" : "s"} differ${steps.length === 1 ? "s" : ""}` +
+        `${done ? " (none of them is needed any more: was this plan applied already?)" : ""}:\n` +
+        [...shown(steps, 25), ...inputs.map((d) => `because ${d}`)].map((d) => `  ${d}`).join("\n"),
     );
   }
 }
+
+function shown(lines: readonly string[], limit: number): string[] {
+  return lines.length <= limit ? [...lines] : [...lines.slice(0, limit), `...and ${lines.length - limit} more`];
+}
+
+const NO_LONGER_NEEDED = "no longer needed (the service or the export already says otherwise)";
 
 /** A plan file that cannot be read as a plan (exit code 2). */
 export class PlanFileError extends RetentionSyncError {
@@ -205,7 +216,7 @@ export function planDifferences(
       ? `now deferred (${deferred.get(person.url)})`
       : guarded.has(person.url)
         ? "now held by the mass-archive guard"
-        : "no longer needed (the service or the export already says otherwise)";
+        : NO_LONGER_NEEDED;
     steps.push(`- ${kind} ${describeWho(person.who, person.url)}: in the saved plan, ${why}`);
   }
   for (const [key, { kind, person }] of after) {

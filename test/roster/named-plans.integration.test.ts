@@ -355,6 +355,13 @@ describe("saved plans", () => {
     ]);
     const live = (await roster()).filter((e) => e.status !== "archived").map((e) => e.networkUrl);
     expect(live).toHaveLength(170);
+    // The same plan again: every step is done, so it is stale, and says why.
+    const again = await reconcile(["--plan", planFile], {}, "  archiveAfterMissingExports: 1\n");
+    expect(again.code).toBe(2);
+    expect(again.stderr).toContain(
+      "70 steps differ (none of them is needed any more: was this plan applied already?):",
+    );
+    expect(again.stderr).toContain("...and 45 more");
   });
 
   it("refuses a stale plan and names the difference and what changed; changes nothing", async () => {
@@ -371,6 +378,7 @@ describe("saved plans", () => {
     const run = await reconcile(["--plan", planFile]);
     expect(run.code).toBe(2);
     expect(run.stderr).toContain(`the saved plan ${planFile} is stale; nothing was changed`);
+    expect(run.stderr).toContain("3 steps differ:");
     expect(run.stderr).toContain(
       `- add First6 Last6 (1006, Support) ${canonicalUrl(slug(6))}: in the saved plan, no longer needed`,
     );
