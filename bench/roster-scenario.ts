@@ -47,17 +47,21 @@ export interface ReconcileRun {
   readonly requestLogFull: boolean;
 }
 
-/** The request floor of a plan, from its counts and the size of the service roster. */
+/**
+ * The request floor of a plan, from its counts and the size of the service roster: GET /me (the
+ * scope check before any write), the list pages, one bulk add per 50 adds, one request per other
+ * step, and GET /billing.
+ */
 export function requestFloor(serviceRows: number, planned: ReconcileReport["planned"]): number {
   const pages = Math.max(1, Math.ceil(serviceRows / PAGE_SIZE));
   const perPerson = planned.revive + planned.track + planned.untrack + planned.archive + planned.erase;
-  return pages + Math.ceil(planned.add / BULK_CHUNK) + perPerson + 1;
+  return 1 + pages + Math.ceil(planned.add / BULK_CHUNK) + perPerson + 1;
 }
 
 /**
  * One reconcile of a generated roster against a fresh emulator: the service roster is seeded
  * through the control API, the HRIS file written to `dir`, and `reconcileOnce` run with leavers
- * archived on the first missing run (archiveAfterMissingRuns 1, archiveUnknown true, mass-archive
+ * archived on the first missing export (archiveAfterMissingExports 1, archiveUnknown true, mass-archive
  * guard lifted: the bench's 5 % leavers would otherwise be held back for approval).
  */
 export async function runReconcile(input: {
@@ -83,7 +87,7 @@ export async function runReconcile(input: {
     await clearRequests(emu);
     const config = configSchema.parse({
       api: { url: emu.baseUrl, key: emu.writeKey },
-      roster: { file, archiveAfterMissingRuns: 1, archiveUnknown: true, approveMassArchive: true },
+      roster: { file, archiveAfterMissingExports: 1, archiveUnknown: true, approveMassArchive: true },
     });
     const client = new RetentionClient({
       baseUrl: emu.baseUrl,

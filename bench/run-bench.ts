@@ -22,7 +22,8 @@ const RAISED_LIMIT = 1_000_000;
 const REAL_LIMIT = 120;
 
 function positiveInts(text: string, flag: string): number[] {
-  const values = text.split(",").map((s) => Number(s.trim()));
+  // 1_000_000 and 1,000,000 are written as 1000000.
+  const values = text.split(",").map((s) => Number(s.trim().replace(/_/g, "")));
   if (values.some((v) => !Number.isInteger(v) || v < 100)) throw new Error(`${flag}: expected integers >= 100`);
   return values;
 }
@@ -70,10 +71,13 @@ async function main(): Promise<void> {
       alerts: { type: "string" },
       "skip-paced": { type: "boolean", default: false },
       "skip-alerts": { type: "boolean", default: false },
+      /** Only the read + diff + plan measurement of each size: no emulator reconcile (1,000,000 rows). */
+      "plan-only": { type: "boolean", default: false },
       out: { type: "string", default: "bench-results.json" },
     },
   });
   const quick = values.quick === true;
+  const planOnly = values["plan-only"] === true;
   const sizes = values.sizes
     ? positiveInts(values.sizes, "--sizes")
     : quick
@@ -99,6 +103,7 @@ async function main(): Promise<void> {
       const shape = standardShape(size);
       log(`read+diff+plan of ${size} rows (child process)`);
       readDiffPlan.push({ shape, ...(await measurePlan(dir, billingFile, shape)) });
+      if (planOnly) continue;
       log(`reconcile ${size} people at ${RAISED_LIMIT}/min`);
       reconcile.push(
         await runReconcile({ shape, dir, serverLimitPerMinute: RAISED_LIMIT, clientLimitPerMinute: RAISED_LIMIT }),
@@ -106,7 +111,7 @@ async function main(): Promise<void> {
     }
     const paced: ReconcileRun[] = [];
     let naive: NaiveRun | undefined;
-    if (values["skip-paced"] !== true) {
+    if (values["skip-paced"] !== true && !planOnly) {
       for (const size of pacedSizes) {
         log(`reconcile ${size} people at the real ${REAL_LIMIT}/min (up to a minute or more)`);
         const shape = standardShape(size);
@@ -121,17 +126,18 @@ async function main(): Promise<void> {
       }
     }
     let alertsRun: AlertsRun | undefined;
-    if (values["skip-alerts"] !== true) {
+    const skipAlerts = values["skip-alerts"] === true || planOnly;
+    if (!skipAlerts) {
       log(`alerts: ${alerts} changes, both lenses`);
       alertsRun = await runAlerts({ changes: alerts, rounds: 10 });
     }
     let webhook: WebhookLatencyRun | undefined;
-    if (values["skip-alerts"] !== true) {
+    if (!skipAlerts) {
       log("alerts: webhook mode, 20 changes one at a time");
       webhook = await runWebhookLatency({ changes: 20 });
     }
     let webhookBurst: WebhookBurstRun | undefined;
-    if (values["skip-alerts"] !== true) {
+    if (!skipAlerts) {
       log(`alerts: webhook mode, a burst of ${alerts} changes`);
       webhookBurst = await runWebhookBurst({ changes: alerts });
     }

@@ -36,9 +36,14 @@ const COMMANDS: Readonly<Record<string, CommandEntry>> = {
     load: () => import("./commands/poll.js"),
   },
   reconcile: {
-    summary: "one roster reconciliation",
+    summary: "one roster reconciliation (--dry-run [--out PLAN] saves a plan, --plan PLAN applies exactly it)",
     usage:
-      "reconcile [--dry-run] [--json] [--file PATH] [--allow-mass-archive] [--config PATH]   (--dry-run prints the plan with seat and cost delta, changes nothing)",
+      "reconcile [--dry-run] [--json] [--file PATH] [--allow-mass-archive] [--out PLAN] [--plan PLAN] [--config PATH]\n" +
+      "  --dry-run         print the plan (every person named, with the reason; seat and cost delta), change nothing\n" +
+      "  --json            the report as JSON, every list complete\n" +
+      "  --out PLAN        with --dry-run: save the plan to the file PLAN\n" +
+      "  --plan PLAN       apply exactly the saved plan PLAN; refused, with the difference named, if it is stale\n" +
+      "  --allow-mass-archive  pass the mass-archive guard for this run",
     load: () => import("./commands/reconcile.js"),
   },
   check: {

@@ -6,8 +6,16 @@ import type { Config } from "../config/schema.js";
 import { HealthMonitor } from "../daemon/health-monitor.js";
 import { LeaderFence } from "../daemon/leadership.js";
 import { createMetrics } from "../daemon/metrics.js";
-import { observeApiAttempt, observePollPass, observeQueued, observeReconcile } from "../daemon/observe-work.js";
+import {
+  observeApiAttempt,
+  observePollPass,
+  observeQueued,
+  observeReadOnlyKey,
+  observeReconcile,
+  observeReconcileFailure,
+} from "../daemon/observe-work.js";
 import { type DaemonDeps, type RunningDaemon, startDaemon } from "../daemon/run-daemon.js";
+import { canWrite, READ_ONLY_FIX } from "../roster/key-scopes.js";
 import { postReconcileReport } from "../roster/post-report.js";
 import { hasInterruptedReconcile } from "../roster/reconcile-journal.js";
 import { reconcileOnce } from "../roster/reconcile-once.js";
@@ -90,6 +98,24 @@ export async function startConfiguredDaemon(config: Config, io: CommandIO): Prom
       }
       return resume;
     };
+    if (rosterFile !== undefined) {
+      // Scopes first: a read-only key is said at start, not at the first scheduled reconcile. In the
+      // background: a slow or unreachable service must not hold up the ops server.
+      void runtime.client
+        .me()
+        .then((me) => {
+          if (canWrite(me)) return;
+          const note = `reconciliation is on (roster file ${rosterFile}) but the API key is read-only: ${READ_ONLY_FIX}`;
+          logger.warn({ scopes: me.scopes }, note);
+          observeReadOnlyKey(metrics, health, note);
+        })
+        .catch((error: unknown) =>
+          logger.warn(
+            { err: error },
+            "could not check the API key's scopes at start (GET /me); reconcile checks them again",
+          ),
+        );
+    }
     const reconcile: DaemonDeps["reconcile"] = rosterFile
       ? {
           schedule: config.roster.schedule,
@@ -99,9 +125,12 @@ export async function startConfiguredDaemon(config: Config, io: CommandIO): Prom
             const report = await reconcileOnce(
               { config, client: runtime.bulkClient, store, logger: reconcileLogger },
               { file: rosterFile, signal },
-            );
+            ).catch((error: unknown) => {
+              observeReconcileFailure(metrics, health, error);
+              throw error;
+            });
             // reconcileOnce logs the report itself; the daemon only counts it and posts it.
-            observeReconcile(metrics, report);
+            observeReconcile(metrics, report, health);
             if (slack && config.slack.opsChannel) {
               await postReconcileReport(delivery, config.slack.opsChannel, report, reconcileLogger);
             }

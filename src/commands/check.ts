@@ -1,4 +1,4 @@
-import { accessSync, constants, existsSync, statSync } from "node:fs";
+import { accessSync, constants, existsSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import type { RetentionClient } from "../api/client.js";
 import { openRuntime } from "../app/runtime.js";
@@ -12,7 +12,10 @@ import {
   type ExitCode,
   PermissionError,
   RetentionSyncError,
+  RosterFileError,
 } from "../errors.js";
+import { ROW_ERROR_REASONS, type RowProblemReason } from "../roster/collect-roster-rows.js";
+import { readRoster, rosterReadOptions } from "../roster/read-roster.js";
 import { CheckReport } from "./check-report.js";
 import { checkSlack } from "./check-slack.js";
 import { CONFIG_FLAG, type CommandIO, parseCommandFlags } from "./command-io.js";
@@ -56,7 +59,18 @@ async function checkApi(config: Config, client: RetentionClient, report: CheckRe
   }
 }
 
-function checkRosterFile(config: Config, report: CheckReport): void {
+const EXCLUDED_WORDS: Partial<Record<RowProblemReason, string>> = {
+  terminated: "terminated",
+  "out-of-scope": "out of scope (roster.include)",
+  "missing-url": "no profile URL",
+};
+
+/**
+ * Reads the roster file as `reconcile` does (same reader, same rules): a file reconcile would
+ * refuse fails here, and one it reads is summed up: rows in scope, rows left out and rows broken,
+ * by reason, with the first broken rows' lines.
+ */
+async function checkRosterFile(config: Config, report: CheckReport, now: Date): Promise<void> {
   if (!config.roster.enabled) {
     report.note("roster reconciliation off (roster.enabled: false)");
     return;
@@ -67,14 +81,30 @@ function checkRosterFile(config: Config, report: CheckReport): void {
     return;
   }
   try {
-    const stat = statSync(file);
-    if (!stat.isFile()) throw new Error("not a regular file");
-    accessSync(file, constants.R_OK);
-    report.pass(`Roster file ${file} is readable (${stat.size} bytes)`);
+    const roster = await readRoster(rosterReadOptions(config.roster, file, now));
+    const counts = new Map<RowProblemReason, number>();
+    for (const p of roster.problems) counts.set(p.reason, (counts.get(p.reason) ?? 0) + 1);
+    const left = [...counts]
+      .filter(([reason]) => !ROW_ERROR_REASONS.has(reason))
+      .map(([reason, n]) => `${EXCLUDED_WORDS[reason] ?? reason} ${n}`);
+    const broken = [...counts].filter(([reason]) => ROW_ERROR_REASONS.has(reason));
+    const brokenRows = broken.reduce((sum, [, n]) => sum + n, 0);
+    const mapping = typeof config.roster.mapping === "string" ? config.roster.mapping : "explicit";
+    const details = [
+      `${roster.people.length} in scope${left.length > 0 ? `; not in scope: ${left.join(", ")}` : ""}`,
+      brokenRows === 0
+        ? "no broken rows"
+        : `broken rows: ${brokenRows} (${broken.map(([reason, n]) => `${reason} ${n}`).join(", ")}); reconcile reports them and leaves those people as they are`,
+      ...roster.problems
+        .filter((p) => ROW_ERROR_REASONS.has(p.reason))
+        .slice(0, 5)
+        .map((p) => `line ${p.line}: ${p.reason}: ${p.message}`),
+      ...roster.notices.map((n) => `note: ${n}`),
+    ];
+    report.pass(`Roster file ${file} parses: ${roster.rowCount} rows (${roster.format}, mapping ${mapping})`, details);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    const why = code === "ENOENT" ? "does not exist" : code === "EACCES" ? "is not readable" : String(error);
-    report.fail("config", `Roster file ${file} (HRIS_ROSTER_FILE) ${why}`);
+    if (!(error instanceof RosterFileError)) throw error;
+    report.fail("config", `${error.message} (HRIS_ROSTER_FILE)`);
   }
 }
 
@@ -152,7 +182,7 @@ export async function run(io: CommandIO): Promise<ExitCode> {
         await slack.close();
       }
     }
-    checkRosterFile(config, report);
+    await checkRosterFile(config, report, new Date());
     if (config.state.url) await checkStateDatabase(config, io, report);
     else checkStatePath(config, report);
   } catch (error) {

@@ -1,9 +1,13 @@
+import { readFile, rename, writeFile } from "node:fs/promises";
+import { resolve } from "node:path";
 import { openRuntime } from "../app/runtime.js";
 import { loadConfig } from "../config/load-config.js";
 import { EXIT_RUNTIME, type ExitCode, UsageError } from "../errors.js";
 import { postReconcileReport } from "../roster/post-report.js";
 import { type ReconcileDeps, type ReconcileOptions, reconcileOnce } from "../roster/reconcile-once.js";
-import { type ReconcileReport, renderReportText } from "../roster/report.js";
+import type { ReconcileReport } from "../roster/report.js";
+import { renderReportText } from "../roster/report-text.js";
+import { PlanFileError, parseSavedPlan, type SavedPlan } from "../roster/saved-plan.js";
 import { CONFIG_FLAG, type CommandIO, parseCommandFlags } from "./command-io.js";
 
 export type { ReconcileReport };
@@ -15,24 +19,66 @@ const FLAGS = {
   json: { type: "boolean" },
   file: { type: "string" },
   "allow-mass-archive": { type: "boolean" },
+  out: { type: "string" },
+  plan: { type: "string" },
 } as const;
 
-/** `retention-sync reconcile [--dry-run] [--json] [--file PATH] [--allow-mass-archive] [--config PATH]` */
+async function readPlan(path: string): Promise<SavedPlan> {
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch (error) {
+    throw new PlanFileError(path, `cannot be read: ${(error as Error).message}`);
+  }
+  return parseSavedPlan(text, path);
+}
+
+/** Writes the plan next to its final name first, so a reader never sees half a plan; owner-only (it names people). */
+async function writePlan(path: string, plan: SavedPlan): Promise<void> {
+  const temporary = `${path}.${process.pid}.tmp`;
+  await writeFile(temporary, `${JSON.stringify(plan, null, 2)}\n`, { mode: 0o600 });
+  await rename(temporary, path);
+}
+
+/**
+ * `retention-sync reconcile [--dry-run] [--json] [--file PATH] [--allow-mass-archive]
+ * [--out PLAN] [--plan PLAN] [--config PATH]`
+ */
 export async function run(io: CommandIO): Promise<ExitCode> {
   const { values } = parseCommandFlags("reconcile", io, FLAGS);
+  const dryRun = values["dry-run"] === true;
+  if (values.out !== undefined && !dryRun) {
+    throw new UsageError("reconcile: --out writes a plan and needs --dry-run (reconcile --dry-run --out plan.json)");
+  }
+  if (values.plan !== undefined && values.out !== undefined) {
+    throw new UsageError("reconcile: --plan applies a saved plan; it cannot be combined with --out");
+  }
+  if (values.plan !== undefined && values["allow-mass-archive"] === true) {
+    throw new UsageError(
+      "reconcile: --plan applies the plan as it was made; make it with --dry-run --allow-mass-archive --out instead",
+    );
+  }
   const config = loadConfig({ ...(values.config !== undefined ? { file: values.config } : {}), env: io.env });
-  const file = values.file ?? config.roster.file;
+  const saved = values.plan === undefined ? undefined : { plan: await readPlan(values.plan), path: values.plan };
+  if (saved && values.file !== undefined && resolve(values.file) !== resolve(saved.plan.file)) {
+    throw new UsageError(`reconcile: the plan ${saved.path} is for ${saved.plan.file}, not ${values.file}`);
+  }
+  const file = saved?.plan.file ?? values.file ?? config.roster.file;
   if (!file) throw new UsageError("reconcile: no roster file; pass --file PATH or set HRIS_ROSTER_FILE (roster.file)");
-  const wantSlack = !values["dry-run"] && config.slack.opsChannel !== undefined && config.slack.token !== undefined;
+  const outPath = values.out;
+  const wantSlack = !dryRun && config.slack.opsChannel !== undefined && config.slack.token !== undefined;
   const runtime = await openRuntime(config, io, { client: true, store: true, slack: wantSlack, delivery: wantSlack });
   try {
     const tty = (io.stderr as NodeJS.WriteStream).isTTY === true && !values.json;
     const report = await reconcileOnce(
       { config, client: runtime.bulkClient, store: runtime.store, logger: runtime.logger },
       {
-        file,
-        dryRun: values["dry-run"] === true,
+        // The plan file names the export by its absolute path: --plan finds it from anywhere.
+        file: outPath !== undefined ? resolve(file) : file,
+        dryRun,
         allowMassArchive: values["allow-mass-archive"] === true,
+        ...(saved ? { savedPlan: saved } : {}),
+        ...(outPath !== undefined ? { onPlan: (plan: SavedPlan) => writePlan(outPath, plan) } : {}),
         ...(io.signal ? { signal: io.signal } : {}),
         ...(tty
           ? { onProgress: (done: number, total: number) => io.stderr.write(`\rreconcile: ${done}/${total} steps`) }
@@ -41,6 +87,9 @@ export async function run(io: CommandIO): Promise<ExitCode> {
     );
     if (tty) io.stderr.write("\n");
     io.stdout.write(values.json ? `${JSON.stringify(report, null, 2)}\n` : renderReportText(report));
+    if (outPath !== undefined && !values.json) {
+      io.stdout.write(`  plan written to ${outPath}: apply exactly it with reconcile --plan ${outPath}\n`);
+    }
     if (runtime.delivery && config.slack.opsChannel) {
       await postReconcileReport(runtime.delivery, config.slack.opsChannel, report, runtime.logger);
     }

@@ -33,6 +33,20 @@ function isKnownTimezone(zone: string): boolean {
 
 const riskLevel = z.enum(RISK_LEVELS);
 
+/**
+ * Statuses in scope by default: BambooHR's "Status" (Active) and "Employment Status" (Full-Time,
+ * Part-Time), Workday's worker statuses (Active, On Leave), and the generic ones.
+ */
+export const DEFAULT_STATUSES = [
+  "active",
+  "employed",
+  "full-time",
+  "part-time",
+  "on leave",
+  "leave",
+  "leave of absence",
+];
+
 export { CHANGE_TYPES };
 
 const changeType = z.enum(CHANGE_TYPES);
@@ -193,8 +207,11 @@ export const configSchema = z.strictObject({
       runOnFileChange: z.boolean().default(false),
       include: z
         .strictObject({
-          /** Employment statuses in scope (case-insensitive); rows with no status column are in scope. */
-          statuses: z.array(z.string().min(1)).default(["active", "on leave", "leave", "employed"]),
+          /**
+           * Employment statuses in scope, compared ignoring case, spaces, `_` and `-`; rows with no
+           * status column are in scope. Part-time and on-leave people are in scope by default.
+           */
+          statuses: z.array(z.string().min(1)).default(DEFAULT_STATUSES),
           departments: z.array(z.string().min(1)).default([]),
           locations: z.array(z.string().min(1)).default([]),
         })
@@ -204,7 +221,13 @@ export const configSchema = z.strictObject({
       /** When capped, adds in these departments go first, in this order; then file order. */
       priorityDepartments: z.array(z.string().min(1)).default([]),
       archiveUnknown: z.boolean().default(false),
-      archiveAfterMissingRuns: z.number().int().min(1).default(2),
+      /**
+       * Consecutive new exports (file fingerprint: content hash + modification time) a person must
+       * be missing from before being archived. Re-running the same export does not count.
+       */
+      archiveAfterMissingExports: z.number().int().min(1).optional(),
+      /** The old name of archiveAfterMissingExports (it always counted exports, not runs). */
+      archiveAfterMissingRuns: z.number().int().min(1).optional(),
       maxArchivePercent: z.number().min(0).max(100).default(10),
       maxArchiveCount: z.number().int().min(0).default(50),
       /** Standing approval to pass the mass-archive guard (like --allow-mass-archive). */
@@ -213,7 +236,15 @@ export const configSchema = z.strictObject({
       eraseArchivedAfterDays: z.number().int().min(1).optional(),
       maxSeats: z.number().int().min(0).optional(),
       maxMonthlyUsd: z.number().min(0).optional(),
+      /** An export unchanged (same fingerprint) for longer than this is reported as stale. */
+      staleAfter: durationSeconds.default(3 * 86_400),
+      /** A file with more rows than this is refused before it is read further. */
+      maxRows: z.number().int().min(1).default(2_000_000),
     })
+    .transform(({ archiveAfterMissingRuns, ...rest }) => ({
+      ...rest,
+      archiveAfterMissingExports: rest.archiveAfterMissingExports ?? archiveAfterMissingRuns ?? 2,
+    }))
     .prefault({}),
   daemon: z
     .strictObject({

@@ -1,4 +1,11 @@
-import { AuthenticationError, PaymentRequiredError, PermissionError } from "../errors.js";
+import {
+  ApiError,
+  AuthenticationError,
+  EXIT_USAGE,
+  PaymentRequiredError,
+  PermissionError,
+  RetentionSyncError,
+} from "../errors.js";
 import { evaluateReadiness, type HealthSignals, type Readiness } from "./readiness.js";
 
 /** Collects the health signals the jobs report and answers readiness from them. */
@@ -19,6 +26,8 @@ export class HealthMonitor {
 
   /** A failed job: errors an operator must fix quarantine the daemon until a later call succeeds. */
   apiFailed(error: unknown): void {
+    // A configuration or roster file error is not the service failing (the job notes it itself).
+    if (notAboutTheService(error)) return;
     const reason = error instanceof Error ? error.message : String(error);
     this.signals = {
       ...this.signals,
@@ -51,6 +60,14 @@ export class HealthMonitor {
     this.budgetPausedUntil = pausedUntil;
   }
 
+  /** Sets (or, with undefined, clears) the "needs operator" note of a topic: /readyz shows it, ready or not. */
+  needsOperator(topic: string, note: string | undefined): void {
+    const notes = new Map(this.signals.operatorNotes ?? []);
+    if (note === undefined) notes.delete(topic);
+    else notes.set(topic, `needs operator: ${note}`);
+    this.signals = { ...this.signals, operatorNotes: notes };
+  }
+
   readiness(): Readiness {
     return evaluateReadiness(
       { ...this.signals, budgetPausedUntil: this.budgetPausedUntil() },
@@ -58,6 +75,10 @@ export class HealthMonitor {
       this.staleAfterMs,
     );
   }
+}
+
+function notAboutTheService(error: unknown): boolean {
+  return error instanceof RetentionSyncError && !(error instanceof ApiError) && error.exitCode === EXIT_USAGE;
 }
 
 function needsOperator(error: unknown): boolean {

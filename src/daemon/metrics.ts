@@ -145,6 +145,17 @@ export function createMetrics(options: { now?: () => number } = {}) {
       help: "Billable seats from /billing",
       registers: [registry],
     }),
+    needsOperator: new Gauge({
+      name: "retention_sync_needs_operator",
+      help: "1 while something needs an operator (mass_archive_guard, stale_export, read_only_key, reconcile_config), else 0",
+      labelNames: ["reason"] as const,
+      registers: [registry],
+    }),
+    rosterExportAge: new Gauge({
+      name: "retention_sync_roster_export_age_seconds",
+      help: "Age of the HRIS export the last reconcile read (written or first read, whichever is older)",
+      registers: [registry],
+    }),
     unbilledSeats: new Gauge({
       name: "retention_sync_unbilled_seats",
       help: "Seats added but not yet charged, from /billing",

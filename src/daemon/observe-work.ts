@@ -1,5 +1,6 @@
 import type { PollReport } from "../alerts/poll-changes.js";
 import type { ApiAttempt } from "../api/api-caller.js";
+import { ConfigError, RosterFileError } from "../errors.js";
 import type { ReconcileReport } from "../roster/report.js";
 import type { HealthMonitor } from "./health-monitor.js";
 import type { Metrics } from "./metrics.js";
@@ -58,7 +59,38 @@ export function observeQueued(metrics: Metrics, count: number): void {
   if (count > 0) metrics.alerts.inc({ outcome: "queued" }, count);
 }
 
-export function observeReconcile(metrics: Metrics, report: ReconcileReport): void {
+/** The "needs operator" topics a reconcile sets, as metric labels. */
+const OPERATOR_TOPICS = ["mass_archive_guard", "stale_export", "read_only_key", "reconcile_config"] as const;
+type OperatorTopic = (typeof OPERATOR_TOPICS)[number];
+
+function setNeedsOperator(metrics: Metrics, health: HealthMonitor | undefined, topic: OperatorTopic, note?: string) {
+  metrics.needsOperator.set({ reason: topic }, note === undefined ? 0 : 1);
+  health?.needsOperator(topic, note);
+}
+
+/** The read-only key warning of `run` at start: /readyz and the metric say it until a reconcile passes the scope check. */
+export function observeReadOnlyKey(metrics: Metrics, health: HealthMonitor, note: string): void {
+  setNeedsOperator(metrics, health, "read_only_key", note);
+}
+
+/** A reconcile that failed on its configuration (a read-only key, an unusable roster file): a note for the operator. */
+export function observeReconcileFailure(metrics: Metrics, health: HealthMonitor, error: unknown): void {
+  if (!(error instanceof ConfigError || error instanceof RosterFileError)) return;
+  const readOnly = error instanceof ConfigError && error.issues.some((i) => /read-only/.test(i.message));
+  setNeedsOperator(metrics, health, readOnly ? "read_only_key" : "reconcile_config", `reconcile: ${error.message}`);
+}
+
+export function observeReconcile(metrics: Metrics, report: ReconcileReport, health?: HealthMonitor): void {
+  const guard = report.guard
+    ? `the mass-archive guard holds ${report.guard.people.length} archives of the ${report.guard.managed} people managed from the HRIS export; see the ops channel, then approve (--allow-mass-archive) or fix the export`
+    : undefined;
+  setNeedsOperator(metrics, health, "mass_archive_guard", guard);
+  const stale = report.findings.find((f) => f.kind === "stale-export");
+  setNeedsOperator(metrics, health, "stale_export", stale?.message);
+  // This run passed the scope check and read its file: those notes are over.
+  setNeedsOperator(metrics, health, "read_only_key");
+  setNeedsOperator(metrics, health, "reconcile_config");
+  if (report.export) metrics.rosterExportAge.set(report.export.ageSeconds);
   const outcome = report.interrupted ? "interrupted" : report.exitCode === 0 ? "ok" : "partial";
   metrics.reconcileRuns.inc({ outcome });
   if (report.applied) {

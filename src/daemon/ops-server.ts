@@ -33,7 +33,7 @@ export async function startOpsServer(options: {
       res
         .writeHead(readiness.ready ? 200 : 503, { "content-type": "text/plain" })
         .end(
-          `${readiness.ready ? "ready" : "not ready"}: ${readiness.reason}\n${readiness.role ? `role: ${readiness.role}\n` : ""}`,
+          `${readiness.ready ? "ready" : "not ready"}: ${readiness.reason}\n${readiness.role ? `role: ${readiness.role}\n` : ""}${(readiness.notes ?? []).map((n) => `${n}\n`).join("")}`,
         );
       return;
     }

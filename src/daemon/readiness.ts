@@ -9,6 +9,12 @@ export interface HealthSignals {
   readonly lastApiFailure?: string | undefined;
   /** Set when an operator must act (revoked key, read-only key, inactive subscription): retrying cannot help. */
   readonly quarantine?: string | undefined;
+  /**
+   * Things an operator must look at that leave the daemon working (a mass-archive guard holding
+   * archives, a stale export, a read-only key with reconciliation on): by topic, shown by /readyz
+   * as "needs operator" notes without making it not ready, until the topic's job clears them.
+   */
+  readonly operatorNotes?: ReadonlyMap<string, string> | undefined;
   readonly startedAt: number;
   /** Epoch ms until which the shared API request budget is paused by a per-minute 429 (0 or absent: not paused). */
   readonly budgetPausedUntil?: number | undefined;
@@ -20,6 +26,8 @@ export interface Readiness {
   readonly ready: boolean;
   readonly reason: string;
   readonly role?: "leader" | "standby" | undefined;
+  /** "needs operator" notes (absent when there are none). */
+  readonly notes?: readonly string[];
 }
 
 /**
@@ -28,7 +36,12 @@ export interface Readiness {
  */
 export function evaluateReadiness(signals: HealthSignals, now: number, staleAfterMs: number): Readiness {
   const readiness = evaluate(signals, now, staleAfterMs);
-  return signals.role ? { ...readiness, role: signals.role } : readiness;
+  const notes = [...(signals.operatorNotes?.values() ?? [])];
+  return {
+    ...readiness,
+    ...(signals.role ? { role: signals.role } : {}),
+    ...(notes.length > 0 ? { notes } : {}),
+  };
 }
 
 function evaluate(signals: HealthSignals, now: number, staleAfterMs: number): Readiness {

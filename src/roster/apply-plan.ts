@@ -1,8 +1,24 @@
 import type { RetentionClient } from "../api/client.js";
-import { NotFoundError, PaymentRequiredError, QuotaExceededError } from "../errors.js";
+import type { BulkSkippedItem } from "../api/loose-records.js";
+import {
+  ApiError,
+  InvalidRequestError,
+  NotFoundError,
+  PaymentRequiredError,
+  QuotaExceededError,
+  ServerError,
+} from "../errors.js";
 import type { Logger } from "../logger.js";
 import type { KeyValueNamespace } from "../store/state-store.js";
-import type { DeferredItem, PlanStep, ReconcilePlan } from "./plan-types.js";
+import { canonicalProfileUrl } from "./canonical-profile-url.js";
+import {
+  type DeferredItem,
+  type Named,
+  type PlanStep,
+  type ReconcilePlan,
+  stepPeople,
+  type Who,
+} from "./plan-types.js";
 import { JOURNAL_KEY, type JournalEntry } from "./reconcile-journal.js";
 import type { DeferReason } from "./seat-budget.js";
 
@@ -24,11 +40,33 @@ export interface ApplyCounts {
   erased: number;
 }
 
+/** A person the service said no to: the reason it gave, and whether this version knows what it means. */
+export interface Refusal {
+  readonly change: PlanStep["kind"];
+  readonly url: string;
+  readonly who: Who;
+  /** The service's reason (`invalid_url`, `profile_unavailable`, `404`, ...). */
+  readonly reason: string;
+  /** False: a reason the spec does not name; shown as it came, never dropped. */
+  readonly known: boolean;
+  readonly message: string;
+}
+
+/** A step whose request failed: no answer, or an error that says nothing about the person. */
+export interface StepFailure {
+  readonly change: PlanStep["kind"];
+  readonly url: string;
+  readonly who: Who;
+  readonly message: string;
+  /** The request may have been carried out (its answer was lost): the next run's roster read settles it. */
+  readonly unconfirmed: boolean;
+}
+
 export interface ApplyResult {
   readonly counts: ApplyCounts;
   readonly deferred: readonly DeferredItem[];
-  readonly rowErrors: ReadonlyArray<{ readonly url: string; readonly message: string }>;
-  readonly failures: ReadonlyArray<{ readonly step: PlanStep["kind"]; readonly url: string; readonly message: string }>;
+  readonly refusals: readonly Refusal[];
+  readonly failures: readonly StepFailure[];
   readonly writeRequests: number;
   readonly interrupted: boolean;
   readonly retryAfterSeconds?: number;
@@ -62,6 +100,41 @@ function reasonOf(error: QuotaExceededError | PaymentRequiredError): DeferReason
   return "payment-required";
 }
 
+/**
+ * A bulk skip that is not a duplicate or a ceiling: a refusal of the person. Spec 4.3 names a bad
+ * URL among the reasons but not its value; a reason that says "url" is read as that, anything else
+ * (`profile_unavailable`, ...) is shown as the service gave it, as a reason this version does not know.
+ */
+function refusalOf(skip: BulkSkippedItem, person: Named, tracked: boolean): Refusal {
+  const known = /url/i.test(skip.reason);
+  const what = known
+    ? "the service does not take this as a public profile URL"
+    : `refused for a reason this version does not know (${skip.reason})`;
+  return {
+    change: "add",
+    url: person.url,
+    who: person.who,
+    reason: skip.reason,
+    known,
+    message: `${what}: ${skip.message}${tracked ? "" : " (untracked add)"}`,
+  };
+}
+
+/** The person of a chunk a skipped URL belongs to (the service may echo it in another form). */
+function personOf(chunk: readonly Named[], skippedUrl: string | undefined): Named | undefined {
+  if (skippedUrl === undefined) return undefined;
+  const exact = chunk.find((p) => p.url === skippedUrl);
+  if (exact) return exact;
+  const canonical = canonicalProfileUrl(skippedUrl);
+  return canonical.ok ? chunk.find((p) => p.url === canonical.url) : undefined;
+}
+
+/** An error after which nobody knows whether the write was carried out. */
+function outcomeUnknown(error: unknown): boolean {
+  if (error instanceof ApiError) return error instanceof ServerError;
+  return true;
+}
+
 function seatTaking(step: PlanStep): boolean {
   return (step.kind === "add" && step.tracked) || (step.kind === "revive" && step.tracked) || step.kind === "track";
 }
@@ -83,8 +156,8 @@ export async function applyPlan(plan: ReconcilePlan, deps: ApplyDeps): Promise<A
     erased: 0,
   };
   const deferred: DeferredItem[] = [];
-  const rowErrors: Array<{ url: string; message: string }> = [];
-  const failures: Array<{ step: PlanStep["kind"]; url: string; message: string }> = [];
+  const refusals: Refusal[] = [];
+  const failures: StepFailure[] = [];
   let writeRequests = 0;
   let interrupted = false;
   let retryAfterSeconds: number | undefined;
@@ -102,11 +175,9 @@ export async function applyPlan(plan: ReconcilePlan, deps: ApplyDeps): Promise<A
     });
   const started = deps.now().toISOString();
   const deferStep = (step: PlanStep, reason: DeferReason) => {
-    if (step.kind === "add")
-      for (const url of step.urls) deferred.push({ url, change: "add", tracked: step.tracked, reason });
-    else if (step.kind === "revive" || step.kind === "track") {
-      deferred.push({ url: step.url, change: step.kind, tracked: step.kind === "track" || step.tracked, reason });
-    }
+    if (step.kind !== "add" && step.kind !== "revive" && step.kind !== "track") return;
+    const tracked = step.kind === "track" || step.tracked;
+    for (const p of stepPeople(step)) deferred.push({ url: p.url, who: p.who, change: step.kind, tracked, reason });
   };
   await journal({ completed: false, stepsDone: 0 });
 
@@ -121,24 +192,27 @@ export async function applyPlan(plan: ReconcilePlan, deps: ApplyDeps): Promise<A
       deferStep(step, blocked);
       continue;
     }
-    const url = step.kind === "add" ? (step.urls[0] ?? "") : step.url;
     try {
       writeRequests += 1;
       if (step.kind === "add") {
-        await journal({ completed: false, stepsDone: index, inflight: step.urls });
-        const result = await client.bulkAddEmployees({ networkUrls: [...step.urls], tracked: step.tracked });
+        const urls = step.people.map((p) => p.url);
+        await journal({ completed: false, stepsDone: index, inflight: urls });
+        const result = await client.bulkAddEmployees({ networkUrls: urls, tracked: step.tracked });
         if (step.tracked) counts.addedTracked += result.addedCount;
         else counts.addedUntracked += result.addedCount;
         for (const skip of result.skipped) {
-          const skippedUrl = skip.networkUrl ?? "";
+          const person = personOf(step.people, skip.networkUrl) ?? {
+            url: skip.networkUrl ?? "(no URL in the answer)",
+            who: {},
+            reason: { why: "joiner" as const },
+          };
           if (skip.kind === "duplicate") counts.alreadyPresent += 1;
-          else if (skip.kind === "invalid_url") rowErrors.push({ url: skippedUrl, message: skip.message });
           else if (skip.kind === "seat_ceiling") {
             const reason = SKIP_REASONS[skip.reason] ?? "api-seat-allowance";
-            deferred.push({ url: skippedUrl, change: "add", tracked: step.tracked, reason });
+            deferred.push({ url: person.url, who: person.who, change: "add", tracked: step.tracked, reason });
             if (reason === "row-quota-exceeded" || reason === "charge-failed") stopAll = reason;
             else stopSeats = reason;
-          } else failures.push({ step: "add", url: skippedUrl, message: `${skip.reason}: ${skip.message}` });
+          } else refusals.push(refusalOf(skip, person, step.tracked));
         }
         logger.info(
           {
@@ -172,10 +246,22 @@ export async function applyPlan(plan: ReconcilePlan, deps: ApplyDeps): Promise<A
         else stopAll = reason;
         deferStep(step, reason);
         logger.warn({ component: "reconcile", code: error.code, retryAfterSeconds }, "adds stopped by the service");
-      } else if (error instanceof NotFoundError) {
-        failures.push({ step: step.kind, url, message: "no longer on the roster" });
+      } else if (error instanceof NotFoundError || error instanceof InvalidRequestError) {
+        const reason = error instanceof NotFoundError ? "404" : (error.code ?? "400");
+        const message =
+          error instanceof NotFoundError ? "no longer on the roster (404)" : `refused as invalid: ${error.message}`;
+        for (const p of stepPeople(step)) {
+          refusals.push({ change: step.kind, url: p.url, who: p.who, reason, known: true, message });
+        }
       } else {
-        failures.push({ step: step.kind, url, message: error instanceof Error ? error.message : String(error) });
+        const detail = error instanceof Error ? error.message : String(error);
+        const unconfirmed = outcomeUnknown(error);
+        const message = unconfirmed
+          ? `no answer (${detail}): it may have been done; the next run reads the roster again and settles it`
+          : detail;
+        // Every person of a lost bulk answer is named, not only the first of its 50.
+        for (const p of stepPeople(step))
+          failures.push({ change: step.kind, url: p.url, who: p.who, message, unconfirmed });
         logger.error({ component: "reconcile", step: step.kind, err: error }, "reconcile step failed");
       }
     }
@@ -186,7 +272,7 @@ export async function applyPlan(plan: ReconcilePlan, deps: ApplyDeps): Promise<A
   return {
     counts,
     deferred,
-    rowErrors,
+    refusals,
     failures,
     writeRequests,
     interrupted,

@@ -48,13 +48,17 @@ function refuse(reason: ProfileUrlRefusal, message: string): CanonicalProfileUrl
  * text-direction characters escaped so that no terminal, log viewer or chat client acts on them.
  */
 export function quoteValue(text: string, max = 60): string {
+  return `"${cleanValue(text, max)}"`;
+}
+
+/** The same as quoteValue, without the quotes: a name or department in a report line. */
+export function cleanValue(text: string, max = 60): string {
   const chars = [...text];
   const clipped = chars.length > max ? `${chars.slice(0, max - 3).join("")}...` : text;
-  const escaped = clipped.replace(
+  return clipped.replace(
     /[\p{Cc}\u2028\u2029\u061C\u200B-\u200F\u202A-\u202E\u2060\u2066-\u2069\uFEFF]/gu,
     (c) => `\\u${(c.codePointAt(0) ?? 0).toString(16).padStart(4, "0")}`,
   );
-  return `"${escaped}"`;
 }
 
 function decodeSegment(segment: string): string | undefined {

@@ -1,25 +1,39 @@
+import { RosterFileError } from "../errors.js";
 import { canonicalProfileUrl, quoteValue } from "./canonical-profile-url.js";
+import { PeopleByUrl, PositionIndex } from "./position-index.js";
 import type { RosterReadOptions } from "./read-options.js";
-import { type ResolvedColumns, ROSTER_FIELDS, type RosterField } from "./roster-columns.js";
+import { normalizeHeader, type ResolvedColumns, ROSTER_FIELDS, type RosterField } from "./roster-columns.js";
 import { type RowIdentity, rowIdentity } from "./row-identity.js";
 
-/** One person of the HRIS file, with the canonical profile URL the roster is matched on. */
+/**
+ * One person of the HRIS file, with the canonical profile URL the roster is matched on. Only what
+ * reconcile and the alerts' HRIS lookup use is kept: a 1,000,000-row file holds a million of these.
+ * Status and location decide the scope while the row is read and are not kept; the title is kept (one
+ * shared string per distinct value) for the HR data on alert cards.
+ */
 export interface RosterPerson {
   /** 1-based line (CSV, NDJSON) or record number (JSON array) where the row starts. */
   readonly line: number;
-  /** Position among valid rows: "file order" for priorities. */
+  /** Position in `people` (in-scope rows) or `excluded`: "file order" for priorities. */
   readonly index: number;
   readonly profileUrl: string;
   readonly employeeId?: string;
   readonly name?: string;
   readonly email?: string;
   readonly department?: string;
+  /** The HR job title: alert cards show it as HR data beside the profile's title. */
   readonly title?: string;
-  readonly location?: string;
   readonly managerEmail?: string;
-  readonly status?: string;
   /** Whether the service should track them: false for `roster.untrackedDepartments`. */
   readonly tracked: boolean;
+}
+
+/** Why a valid row is not in scope: the HRIS says the person left, or a `roster.include` rule leaves them out. */
+export interface Exclusion {
+  readonly person: RosterPerson;
+  readonly reason: "terminated" | "out-of-scope";
+  /** What the row says, for a report: `status "Terminated"`, `terminated on "2026-10-31"`. */
+  readonly detail: string;
 }
 
 export const ROW_PROBLEM_REASONS = [
@@ -50,13 +64,19 @@ export interface RowProblem extends RowIdentity {
   readonly line: number;
   readonly reason: RowProblemReason;
   readonly message: string;
+  /** The HRIS name on the row, when it has one: a report names whose row it is. */
+  readonly name?: string;
 }
 
 export interface RosterRows {
-  /** Rows in scope, one per person, in file order. */
+  /** Rows in scope, one per person, in file order (`people[i].index === i`). */
   readonly people: readonly RosterPerson[];
+  /** The same people by canonical profile URL: the one index reconcile looks them up in. */
+  readonly byUrl: ReadonlyMap<string, RosterPerson>;
   /** Valid rows out of scope (terminated, filtered): known to the HRIS, not wanted on the roster. */
   readonly excluded: readonly RosterPerson[];
+  /** Why each excluded profile URL is out of scope (the first row of a URL wins). */
+  readonly exclusions: ReadonlyMap<string, Exclusion>;
   readonly problems: readonly RowProblem[];
   readonly rowCount: number;
 }
@@ -106,6 +126,12 @@ function lowerSet(values: readonly string[]): ReadonlySet<string> {
   return new Set(values.map((v) => v.trim().toLowerCase()));
 }
 
+/** Statuses compare like headers: "Full-Time", "full time" and "FULL_TIME" are one status. */
+const statusKey = normalizeHeader;
+/** Yes/no columns (Workday's "Active Status" is 1 or 0): read as an active or inactive status. */
+const ACTIVE_FLAG = new Set(["1", "true", "yes", "y"]);
+const INACTIVE_FLAG = new Set(["0", "false", "no", "n"]);
+
 /**
  * Accumulates HRIS rows one at a time (so files can be streamed) into people in scope, exclusions and
  * row problems, by the rules of the read options (include, untracked departments). Pure: the
@@ -113,10 +139,14 @@ function lowerSet(values: readonly string[]): ReadonlySet<string> {
  */
 export class RosterRowCollector {
   private readonly people: RosterPerson[] = [];
+  private readonly byUrl = new PeopleByUrl(this.people);
   private readonly excluded: RosterPerson[] = [];
+  private readonly exclusions = new Map<string, Exclusion>();
   private readonly problems: RowProblem[] = [];
-  private readonly firstLineOf = new Map<string, number>();
-  private readonly lineOfEmployee = new Map<string, number>();
+  /** The first in-scope person of each employee id (a position in `people`). */
+  private readonly byEmployeeId = new PositionIndex((position) => this.people[position]?.employeeId);
+  private readonly file: string;
+  private readonly maxRows: number;
   private readonly statuses: ReadonlySet<string>;
   private readonly departments: ReadonlySet<string>;
   private readonly locations: ReadonlySet<string>;
@@ -133,8 +163,10 @@ export class RosterRowCollector {
     options: RosterReadOptions,
   ) {
     this.now = options.now;
+    this.file = options.file;
+    this.maxRows = options.maxRows;
     this.untracked = lowerSet(options.untrackedDepartments);
-    this.statuses = lowerSet(options.include.statuses);
+    this.statuses = new Set(options.include.statuses.map(statusKey));
     this.departments = lowerSet(options.include.departments);
     this.locations = lowerSet(options.include.locations);
     this.formulaColumns = ROSTER_FIELDS.flatMap((field) => {
@@ -144,12 +176,16 @@ export class RosterRowCollector {
   }
 
   add(line: number, cells: Cells): void {
-    this.rowCount += 1;
+    this.count(line);
     const formulas = this.formulaFields(cells);
     const safe = formulas.length === 0 ? cells : this.withoutFields(cells, formulas);
     const employeeId = cell(safe, this.columns, "employeeId");
     // Only rows with a problem need it: most rows of a large file never ask.
-    const who = () => rowIdentity(employeeId, cell(safe, this.columns, "email"));
+    const who = (): RowIdentity & { name?: string } => {
+      const identity = rowIdentity(employeeId, cell(safe, this.columns, "email"));
+      const name = this.nameOf(safe);
+      return name === undefined ? identity : { ...identity, name };
+    };
     const urlCell = rawCell(cells, this.columns, "profileUrl");
     if (typeof urlCell === "object") {
       this.problem(line, "invalid-url", `the profile URL field holds ${urlCell.nonText}, not text`, who);
@@ -185,24 +221,28 @@ export class RosterRowCollector {
       this.problem(line, reason, canonical.message, who);
       return;
     }
-    const person = this.person(line, canonical.url, safe, employeeId);
-    const exclusion = this.exclusion(person, safe);
+    const exclusion = this.exclusion(safe);
+    const person = this.person(line, canonical.url, safe, employeeId, exclusion !== undefined);
     if (exclusion) {
       this.excluded.push(person);
+      if (!this.exclusions.has(person.profileUrl)) {
+        this.exclusions.set(person.profileUrl, { person, reason: exclusion.reason, detail: exclusion.detail });
+      }
       this.problem(line, exclusion.reason, exclusion.message, who);
       return;
     }
-    const first = this.firstLineOf.get(person.profileUrl);
+    const first = this.byUrl.get(person.profileUrl);
     if (first !== undefined) {
       this.problem(
         line,
         "duplicate",
-        `same person as line ${first} (${person.profileUrl}); only the first row is used`,
+        `same person as line ${first.line} (${person.profileUrl}); only the first row is used`,
         who,
       );
       return;
     }
-    const sameId = employeeId === undefined ? undefined : this.lineOfEmployee.get(employeeId);
+    const sameAt = employeeId === undefined ? -1 : this.byEmployeeId.find(employeeId);
+    const sameId = sameAt === -1 ? undefined : this.people[sameAt]?.line;
     // Both rows stay in use: dropping either could archive the real person, and placeholder ids
     // ("N/A" for contractors) must not make anyone disappear. The report asks for a fix.
     if (sameId !== undefined) {
@@ -212,23 +252,57 @@ export class RosterRowCollector {
         `employee id ${quoteValue(employeeId ?? "")} is also on line ${sameId} with another profile URL; both rows are used until the file has one row per person`,
         who,
       );
-    } else if (employeeId !== undefined) this.lineOfEmployee.set(employeeId, line);
-    this.firstLineOf.set(person.profileUrl, line);
+    } else if (employeeId !== undefined) this.byEmployeeId.add(employeeId, this.people.length);
     this.people.push(person);
+    this.byUrl.add(this.people.length - 1);
   }
 
   /** A row that is not a record at all (a JSON array entry that is not an object). */
   reject(line: number, message: string): void {
-    this.rowCount += 1;
+    this.count(line);
     this.problem(line, "malformed-row", message, () => ({}));
   }
 
   finish(): RosterRows {
-    return { people: this.people, excluded: this.excluded, problems: this.problems, rowCount: this.rowCount };
+    return {
+      people: this.people,
+      byUrl: this.byUrl,
+      excluded: this.excluded,
+      exclusions: this.exclusions,
+      problems: this.problems,
+      rowCount: this.rowCount,
+    };
   }
 
-  private problem(line: number, reason: RowProblemReason, message: string, who: () => RowIdentity): void {
+  /** Counts a row, refusing the file at once past `roster.maxRows`: an absurd export is never read whole. */
+  private count(line: number): void {
+    this.rowCount += 1;
+    if (this.rowCount > this.maxRows) {
+      throw new RosterFileError(
+        this.file,
+        `has more than ${this.maxRows.toLocaleString("en-US")} rows (roster.maxRows; stopped at line ${line}): ` +
+          "an export this large is not one company's roster. Check the export; if it is right, raise roster.maxRows. " +
+          "Nothing was changed, nobody was archived.",
+      );
+    }
+  }
+
+  private problem(
+    line: number,
+    reason: RowProblemReason,
+    message: string,
+    who: () => RowIdentity & { name?: string },
+  ): void {
     this.problems.push({ line, reason, message, ...who() });
+  }
+
+  private nameOf(cells: Cells): string | undefined {
+    const first = cell(cells, this.columns, "firstName");
+    const last = cell(cells, this.columns, "lastName");
+    return (
+      cell(cells, this.columns, "name") ??
+      (first !== undefined && last !== undefined ? `${first} ${last}` : (first ?? last))
+    );
   }
 
   private formulaFields(cells: Cells): RosterField[] {
@@ -249,34 +323,31 @@ export class RosterRowCollector {
     return copy;
   }
 
-  /** Built by plain assignments in one order: rows of one file share a shape, which keeps 100,000 of them fast. */
-  private person(line: number, profileUrl: string, cells: Cells, employeeId: string | undefined): RosterPerson {
-    const c = (field: RosterField) => cell(cells, this.columns, field);
-    const person: { -readonly [K in keyof RosterPerson]: RosterPerson[K] } = {
+  /**
+   * Every field is set, undefined or not, in one order: the rows of a file share one shape with its
+   * fields inside the object (no extra property array), about 24 bytes a person less.
+   */
+  private person(
+    line: number,
+    profileUrl: string,
+    cells: Cells,
+    employeeId: string | undefined,
+    excluded: boolean,
+  ): RosterPerson {
+    const department = this.shared(cell(cells, this.columns, "department"));
+    const person = {
       line,
-      index: this.people.length,
+      index: excluded ? this.excluded.length : this.people.length,
       profileUrl,
-      tracked: true,
+      tracked: this.untracked.size === 0 || !this.untracked.has(department?.toLowerCase() ?? "\u0000"),
+      employeeId,
+      name: this.nameOf(cells),
+      email: cell(cells, this.columns, "email"),
+      department,
+      title: this.shared(cell(cells, this.columns, "title")),
+      managerEmail: this.shared(cell(cells, this.columns, "managerEmail")),
     };
-    if (employeeId !== undefined) person.employeeId = employeeId;
-    const first = c("firstName");
-    const last = c("lastName");
-    const name = c("name") ?? (first !== undefined && last !== undefined ? `${first} ${last}` : (first ?? last));
-    if (name !== undefined) person.name = name;
-    const email = c("email");
-    if (email !== undefined) person.email = email;
-    const department = this.shared(c("department"));
-    if (department !== undefined) person.department = department;
-    if (this.untracked.size > 0) person.tracked = !this.untracked.has(department?.toLowerCase() ?? "\u0000");
-    const title = this.shared(c("title"));
-    if (title !== undefined) person.title = title;
-    const location = this.shared(c("location"));
-    if (location !== undefined) person.location = location;
-    const managerEmail = this.shared(c("managerEmail"));
-    if (managerEmail !== undefined) person.managerEmail = managerEmail;
-    const status = this.shared(c("status"));
-    if (status !== undefined) person.status = status;
-    return person;
+    return person as RosterPerson;
   }
 
   /**
@@ -293,34 +364,41 @@ export class RosterRowCollector {
   }
 
   private exclusion(
-    person: RosterPerson,
     cells: Cells,
-  ): { reason: "terminated" | "out-of-scope"; message: string } | undefined {
+  ): { reason: "terminated" | "out-of-scope"; message: string; detail: string } | undefined {
     const ended = cell(cells, this.columns, "terminationDate");
     if (ended !== undefined) {
       const at = Date.parse(ended);
       if (!Number.isNaN(at) && at <= this.now.getTime()) {
-        return { reason: "terminated", message: `terminated on ${quoteValue(ended, 30)}` };
+        const detail = `terminated on ${quoteValue(ended, 30)}`;
+        return { reason: "terminated", message: detail, detail };
       }
     }
-    const status = person.status?.toLowerCase();
-    if (status !== undefined && !this.statuses.has(status)) {
-      const shown = quoteValue(person.status ?? "", 40);
-      return TERMINATED.test(status)
-        ? { reason: "terminated", message: `status ${shown}` }
-        : { reason: "out-of-scope", message: `status ${shown} is not in roster.include.statuses` };
+    const status = cell(cells, this.columns, "status");
+    if (status !== undefined) {
+      const lower = status.toLowerCase();
+      const flag = ACTIVE_FLAG.has(lower) ? "active" : INACTIVE_FLAG.has(lower) ? "inactive" : undefined;
+      const shown = quoteValue(status, 40);
+      if (flag === "inactive") {
+        const detail = `status ${shown} (not active)`;
+        return { reason: "terminated", message: detail, detail };
+      }
+      if (flag === undefined && !this.statuses.has(statusKey(status))) {
+        const detail = `status ${shown}`;
+        return TERMINATED.test(lower)
+          ? { reason: "terminated", message: detail, detail }
+          : { reason: "out-of-scope", message: `status ${shown} is not in roster.include.statuses`, detail };
+      }
     }
-    if (this.departments.size > 0 && !this.departments.has(person.department?.toLowerCase() ?? "")) {
-      return {
-        reason: "out-of-scope",
-        message: `department ${quoteValue(person.department ?? "", 40)} is not in roster.include.departments`,
-      };
+    const department = cell(cells, this.columns, "department");
+    if (this.departments.size > 0 && !this.departments.has(department?.toLowerCase() ?? "")) {
+      const detail = `department ${quoteValue(department ?? "", 40)} is not in roster.include.departments`;
+      return { reason: "out-of-scope", message: detail, detail };
     }
-    if (this.locations.size > 0 && !this.locations.has(person.location?.toLowerCase() ?? "")) {
-      return {
-        reason: "out-of-scope",
-        message: `location ${quoteValue(person.location ?? "", 40)} is not in roster.include.locations`,
-      };
+    const location = cell(cells, this.columns, "location");
+    if (this.locations.size > 0 && !this.locations.has(location?.toLowerCase() ?? "")) {
+      const detail = `location ${quoteValue(location ?? "", 40)} is not in roster.include.locations`;
+      return { reason: "out-of-scope", message: detail, detail };
     }
     return undefined;
   }

@@ -1,6 +1,6 @@
 import { quoteValue } from "./canonical-profile-url.js";
 import { ROW_ERROR_REASONS, type RowProblem, type RowProblemReason } from "./collect-roster-rows.js";
-import type { Finding } from "./plan-types.js";
+import type { Finding, Who } from "./plan-types.js";
 import type { RowIdentity } from "./row-identity.js";
 
 /**
@@ -25,7 +25,9 @@ export interface HeldArchive {
   readonly id: number;
   readonly profileUrl: string;
   readonly tracked: boolean;
-  readonly missingRuns: number;
+  readonly missingExports: number;
+  /** Who the memory says they are (their last good row). */
+  readonly who?: Who;
   readonly rows: readonly HeldRow[];
 }
 
@@ -41,12 +43,21 @@ function indexBy(problems: readonly RowProblem[], key: "employeeId" | "email"): 
   return out;
 }
 
-function shared(identities: ReadonlyMap<string, RowIdentity>, key: "employeeId" | "email"): Set<string> {
+/**
+ * Which of the problem rows' values (`asked`) the memory holds for more than one profile URL. Only
+ * those values are counted: no set of every id or email of a large roster is built.
+ */
+function shared(
+  identities: ReadonlyMap<string, RowIdentity>,
+  key: "employeeId" | "email",
+  asked: ReadonlyMap<string, unknown>,
+): Set<string> {
   const once = new Set<string>();
   const twice = new Set<string>();
+  if (asked.size === 0) return twice;
   for (const identity of identities.values()) {
     const value = identity[key];
-    if (value === undefined) continue;
+    if (value === undefined || !asked.has(value)) continue;
     if (once.has(value)) twice.add(value);
     else once.add(value);
   }
@@ -64,7 +75,10 @@ export function brokenRowMatcher(
 ): (profileUrl: string) => HeldRow[] {
   const byKey = { employeeId: indexBy(problems, "employeeId"), email: indexBy(problems, "email") };
   if (byKey.employeeId.size === 0 && byKey.email.size === 0) return () => [];
-  const ambiguous = { employeeId: shared(identities, "employeeId"), email: shared(identities, "email") };
+  const ambiguous = {
+    employeeId: shared(identities, "employeeId", byKey.employeeId),
+    email: shared(identities, "email", byKey.email),
+  };
   return (profileUrl) => {
     const identity = identities.get(profileUrl);
     if (!identity) return [];
@@ -103,12 +117,12 @@ export function heldFindings(held: readonly HeldArchive[]): Finding[] {
   const findings: Finding[] = byLine.slice(0, HELD_FINDINGS_LIMIT).map((h) => {
     const rows = h.rows.map((r) => `line ${r.line}: the row of ${whose(r)} has ${WHAT[r.reason]}`).join("; ");
     const first = h.rows[0];
-    const who = first ? whose(first) : "this person";
+    const who = h.who?.name !== undefined ? quoteValue(h.who.name) : first ? whose(first) : "this person";
     const fix = h.rows.length > 1 ? "fix the rows, or remove them" : "fix the row, or remove it";
     return {
       kind: "held-for-broken-row",
       severity: "warning",
-      message: `${rows}; ${who} is on the roster as ${h.profileUrl}; ${fix} to archive them`,
+      message: `${rows}; ${who} is on the roster as ${h.profileUrl} and would be archived (missing from ${h.missingExports} export${h.missingExports === 1 ? "" : "s"}); ${fix} to archive them`,
     };
   });
   const rest = held.length - HELD_FINDINGS_LIMIT;

@@ -4,26 +4,78 @@ import type { DeferReason } from "./seat-budget.js";
 // memory in diff-roster (which reads steps) name them without importing the planner, which
 // imports hold-broken-rows and diff-roster (no import circle).
 
+/** Who a step is about: their HRIS row in this export, or what the memory kept of their last one. */
+export interface Who {
+  readonly name?: string;
+  readonly employeeId?: string;
+  readonly department?: string;
+  /** Their row in this export, when they have one. */
+  readonly line?: number;
+}
+
+/** Why a step is planned: what a person approving the plan reads next to the name. */
+export type StepReason =
+  | { readonly why: "joiner" }
+  | { readonly why: "rehire"; readonly archivedSince?: string }
+  | { readonly why: "left"; readonly missingExports: number; readonly since?: string }
+  /** On the service, never in an HRIS export, archived because of `roster.archiveUnknown`. */
+  | { readonly why: "unknown"; readonly missingExports: number; readonly since?: string }
+  | { readonly why: "terminated"; readonly detail: string }
+  | { readonly why: "out-of-scope"; readonly detail: string; readonly missingExports: number; readonly since?: string }
+  | { readonly why: "untracked-department"; readonly department?: string }
+  | { readonly why: "tracked-department"; readonly department?: string }
+  | { readonly why: "erase"; readonly archivedSince: string; readonly days: number };
+
+/** One person of a step: profile URL, who they are, why. */
+export interface Named {
+  readonly url: string;
+  readonly who: Who;
+  readonly reason: StepReason;
+}
+
 export type PlanStep =
-  | { readonly kind: "add"; readonly tracked: boolean; readonly urls: readonly string[] }
-  | { readonly kind: "revive"; readonly tracked: boolean; readonly id: number; readonly url: string }
-  | { readonly kind: "track"; readonly id: number; readonly url: string }
-  | { readonly kind: "untrack"; readonly id: number; readonly url: string }
-  | { readonly kind: "archive"; readonly id: number; readonly url: string; readonly tracked: boolean }
-  | { readonly kind: "erase"; readonly id: number; readonly url: string };
+  | { readonly kind: "add"; readonly tracked: boolean; readonly people: readonly Named[] }
+  | ({ readonly kind: "revive"; readonly tracked: boolean; readonly id: number } & Named)
+  | ({ readonly kind: "track"; readonly id: number } & Named)
+  | ({ readonly kind: "untrack"; readonly id: number } & Named)
+  | ({ readonly kind: "archive"; readonly id: number; readonly tracked: boolean } & Named)
+  | ({ readonly kind: "erase"; readonly id: number } & Named);
+
+export type StepKind = PlanStep["kind"];
+
+/** The people of a step: the chunk of an add, else the one person. */
+export function stepPeople(step: PlanStep): readonly Named[] {
+  return step.kind === "add" ? step.people : [step];
+}
 
 export interface DeferredItem {
   readonly url: string;
-  readonly line?: number;
+  readonly who?: Who;
   readonly change: "add" | "revive" | "track";
   readonly tracked: boolean;
   readonly reason: DeferReason;
 }
 
+export type FindingKind =
+  | "mass-archive-guard"
+  | "billing-blocked"
+  | "capped"
+  | "held-for-broken-row"
+  | "stale-export"
+  | "read-only-key";
+
 export interface Finding {
-  readonly kind: "mass-archive-guard" | "billing-blocked" | "capped" | "held-for-broken-row";
+  readonly kind: FindingKind;
   readonly severity: "warning" | "error";
   readonly message: string;
+}
+
+/** The archives the mass-archive guard held back, and the measure it took. */
+export interface GuardHold {
+  /** People managed from the HRIS export (live on the service, seen in an export): the denominator. */
+  readonly managed: number;
+  readonly percent: number;
+  readonly people: readonly (Named & { readonly id: number; readonly tracked: boolean })[];
 }
 
 /** The reconcile plan as a value: `planReconcile` makes it, `--dry-run` prints it, `applyPlan` executes it. */
@@ -36,6 +88,8 @@ export interface ReconcilePlan {
   readonly findings: readonly Finding[];
   /** Archives held back by the deletion guard. */
   readonly guardedArchives: number;
+  /** Who the guard held back, when it did. */
+  readonly guard?: GuardHold;
   /** Archives not done because the person's row is still in the file, unusable (a finding each). */
   readonly heldForBrokenRows: number;
   readonly waitingToArchive: number;

@@ -1,11 +1,13 @@
 import type { DeliveryService } from "../delivery/delivery-service.js";
 import type { Logger } from "../logger.js";
-import { type ReconcileReport, renderReportSlack } from "./report.js";
+import type { ReconcileReport } from "./report.js";
+import { renderReportSlack } from "./report-slack.js";
 
 /**
  * Posts the report to the ops channel through the shared delivery service, so it is paced with
  * the alerts, kept in the outbox through a Slack outage or a crash, and its errors classified. A
- * Slack failure is logged, never fails the reconcile.
+ * Slack failure is logged, never fails the reconcile. A `quiet` report (a repeat of the last one
+ * posted: same export, nothing done, nothing new) is not posted.
  */
 export async function postReconcileReport(
   delivery: Pick<DeliveryService, "send">,
@@ -13,6 +15,10 @@ export async function postReconcileReport(
   report: ReconcileReport,
   logger: Logger,
 ): Promise<void> {
+  if (report.quiet === true) {
+    logger.info({ component: "reconcile", channel }, "reconcile report not posted: nothing new since the last one");
+    return;
+  }
   try {
     await delivery.send(
       {

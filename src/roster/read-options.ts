@@ -18,6 +18,8 @@ export interface RosterReadOptions {
   readonly include: IncludeRules;
   /** `roster.untrackedDepartments`: people of these departments are on the roster untracked. */
   readonly untrackedDepartments: readonly string[];
+  /** `roster.maxRows`: a file with more rows is refused as soon as the reader gets there. */
+  readonly maxRows: number;
   /** Decides whether a termination date has passed. */
   readonly now: Date;
 }

@@ -2,14 +2,14 @@ import { createHash, type Hash } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { open, stat } from "node:fs/promises";
 import { extname } from "node:path";
-import { CsvError, parse } from "csv-parse";
 import type { Config } from "../config/schema.js";
 import { RosterFileError } from "../errors.js";
 import { RosterRowCollector, type RosterRows } from "./collect-roster-rows.js";
+import { CsvRecordReader, CsvSyntaxError, recordBreak } from "./csv-records.js";
 import { nobodyInScope } from "./nobody-in-scope.js";
 import {
+  CHUNK_BYTES,
   EXPORT_AGAIN,
-  MAX_JSON_BYTES,
   MAX_RECORD_BYTES,
   megabytes,
   readJsonRoster,
@@ -18,7 +18,7 @@ import {
 import type { RosterReadOptions } from "./read-options.js";
 import { normalizeHeader, requireProfileColumn } from "./roster-columns.js";
 
-export { MAX_JSON_BYTES, MAX_RECORD_BYTES } from "./read-json-roster.js";
+export { MAX_RECORD_BYTES } from "./read-json-roster.js";
 
 export type RosterFormat = "csv" | "json" | "ndjson";
 
@@ -33,6 +33,7 @@ export function rosterReadOptions(rules: Config["roster"], file: string, now: Da
     mapping: rules.mapping,
     include: rules.include,
     untrackedDepartments: rules.untrackedDepartments,
+    maxRows: rules.maxRows,
     now,
   };
 }
@@ -41,8 +42,13 @@ export function rosterReadOptions(rules: Config["roster"], file: string, now: Da
 export interface RosterFile extends RosterRows {
   readonly file: string;
   readonly format: RosterFormat;
-  /** sha256 of the bytes plus modification time: a re-run of the same export is not a new file. */
+  /**
+   * sha256 of the bytes, size and modification time: one export. Re-running the same file is not
+   * a new export; a fresh export (a new modification time), even with the same content, is.
+   */
   readonly fingerprint: string;
+  /** The file's modification time (ISO): when the HRIS wrote this export, as far as the file says. */
+  readonly modifiedAt: string;
   /** Things the operator should know that did not stop the run (e.g. a semicolon-separated file). */
   readonly notices: readonly string[];
 }
@@ -67,17 +73,10 @@ export async function readRoster(options: RosterReadOptions): Promise<RosterFile
   const format = pickFormat(file, options.format, head);
   const hash = createHash("sha256");
   let parsed: Parsed;
+  // Every format is streamed: memory holds one chunk and one record, plus the people kept.
   if (format === "csv") parsed = await readCsv(options, head, hash);
   else if (format === "ndjson") parsed = { rows: await readNdjsonRoster(options, hash), notices: [] };
-  else {
-    if (info.size > MAX_JSON_BYTES) {
-      throw new RosterFileError(
-        file,
-        `is ${megabytes(info.size)}, over the ${megabytes(MAX_JSON_BYTES)} a JSON array may have (it is read whole); export CSV or NDJSON, which are read row by row`,
-      );
-    }
-    parsed = { rows: await readJsonRoster(options, hash), notices: [] };
-  }
+  else parsed = { rows: await readJsonRoster(options, hash), notices: [] };
   if (parsed.rows.rowCount === 0) {
     const what = format === "csv" ? "has a header but no rows" : "holds no people";
     throw new RosterFileError(file, `${what}; refusing to treat an empty export as everyone leaving`);
@@ -87,7 +86,14 @@ export async function readRoster(options: RosterReadOptions): Promise<RosterFile
     throw new RosterFileError(file, `${nobody}${parsed.hint ?? ""}. Nothing was changed, nobody was archived.`);
   }
   const fingerprint = `${hash.digest("hex")}:${info.size}:${Math.trunc(info.mtimeMs)}`;
-  return { ...parsed.rows, file, format, fingerprint, notices: parsed.notices };
+  return {
+    ...parsed.rows,
+    file,
+    format,
+    fingerprint,
+    modifiedAt: new Date(info.mtimeMs).toISOString(),
+    notices: parsed.notices,
+  };
 }
 
 async function readHead(file: string): Promise<Buffer> {
@@ -196,21 +202,20 @@ interface Parsed {
   readonly hint?: string;
 }
 
-function csvFailure(file: string, error: CsvError, consumed: number): RosterFileError {
-  // csv-parse knows the line it stopped at; the records consumed so far may lag behind it.
-  const at = (error as CsvError & { lines?: unknown }).lines;
-  const line = typeof at === "number" && at > 0 ? at : consumed;
-  if (error.code === "CSV_MAX_RECORD_SIZE") {
+function csvFailure(file: string, error: CsvSyntaxError): RosterFileError {
+  if (error.problem === "record-too-long") {
     return new RosterFileError(
       file,
-      `line ${line} is longer than ${megabytes(MAX_RECORD_BYTES)} (a row of a roster is a few hundred bytes): ` +
+      `line ${error.line} is longer than ${megabytes(MAX_RECORD_BYTES)} (a row of a roster is a few hundred bytes): ` +
         `the file is not a roster export, or an unbalanced quote turned the rest of it into one cell; ${EXPORT_AGAIN}`,
       { cause: error },
     );
   }
-  const cut = error.code === "CSV_QUOTE_NOT_CLOSED" ? " (an unclosed quote usually means the file was cut off)" : "";
-  const detail = error.message.length > 200 ? `${error.message.slice(0, 197)}...` : error.message;
-  return new RosterFileError(file, `is not valid CSV near line ${line}: ${detail}${cut}`, { cause: error });
+  return new RosterFileError(
+    file,
+    `is not valid CSV near line ${error.line}: ${error.message} (an unclosed quote usually means the file was cut off)`,
+    { cause: error },
+  );
 }
 
 async function readCsv(options: RosterReadOptions, head: Buffer, hash: Hash): Promise<Parsed> {
@@ -219,67 +224,52 @@ async function readCsv(options: RosterReadOptions, head: Buffer, hash: Hash): Pr
   const delimiter = sniffDelimiter(head);
   if (delimiter !== ",")
     notices.push(`the file is ${DELIMITER_NAMES[delimiter]}-separated, not comma-separated; read it as such`);
-  // The default 64 KiB chunks: with 1 MiB ones csv-parse took about 40 % longer here (buffer copies).
-  const source = createReadStream(file);
-  const parser = parse({
-    bom: true,
-    delimiter,
-    relax_column_count: true,
-    // A quote inside an unquoted cell (Robert "Bob" Smith, =HYPERLINK("x")) is text: a row problem at most.
-    relax_quotes: true,
-    skip_empty_lines: false,
-    max_record_size: MAX_RECORD_BYTES,
-  });
-  let offset = 0;
-  let lastByte: number | undefined;
-  source.on("data", (data: string | Buffer) => {
-    const chunk = typeof data === "string" ? Buffer.from(data) : data;
-    hash.update(chunk);
-    // Past the head a NUL still means a corrupt or binary file, never text to read around.
-    const nul = chunk.indexOf(0);
-    if (nul >= 0) {
-      parser.destroy(
-        new RosterFileError(file, `has a NUL byte at byte ${offset + nul}: it is binary or corrupt; ${EXPORT_AGAIN}`),
-      );
-    }
-    offset += chunk.length;
-    lastByte = chunk[chunk.length - 1];
-  });
-  source.on("error", (error) =>
-    parser.destroy(new RosterFileError(file, `cannot be read: ${error.message}`, { cause: error })),
-  );
-  source.pipe(parser);
-  // Line numbers are counted here rather than with csv-parse's `info`, which halves parsing speed:
-  // a record spans one line plus the newlines inside its quoted cells; blank lines arrive as [""].
+  const reader = new CsvRecordReader({ delimiter, maxRecordBytes: MAX_RECORD_BYTES, lineBreak: recordBreak(head) });
   let collector: RosterRowCollector | undefined;
   let headerCells = 0;
   // The last data row, and the cell count of the row before it (the header's for the first row).
   let last: { line: number; cells: number; before: number } | undefined;
   let otherDelimiterRows = 0;
-  let nextLine = 1;
-  try {
-    for await (const record of parser as AsyncIterable<string[]>) {
-      const line = nextLine;
-      nextLine += 1;
-      for (const value of record) if (value.includes("\n")) nextLine += value.split("\n").length - 1;
-      if (record.length === 1 && record[0]?.trim() === "") continue;
-      if (!collector) {
-        if (record.every((h) => normalizeHeader(h) === "")) throw new RosterFileError(file, NO_HEADER);
-        if (record.some((h) => /linkedin\.com\/|^https?:\/\//i.test(h.trim()))) {
-          throw new RosterFileError(file, "starts with data, not a header row; add a header line naming the columns");
-        }
-        collector = new RosterRowCollector(requireProfileColumn(options, record), options);
-        headerCells = record.length;
-        continue;
+  const onRecord = (line: number, record: Array<string | undefined>, count: number) => {
+    if (count === 1 && (record[0] ?? "").trim() === "") return;
+    if (!collector) {
+      const header = record.map((h) => h ?? "");
+      if (header.every((h) => normalizeHeader(h) === "")) throw new RosterFileError(file, NO_HEADER);
+      if (header.some((h) => /linkedin\.com\/|^https?:\/\//i.test(h.trim()))) {
+        throw new RosterFileError(file, "starts with data, not a header row; add a header line naming the columns");
       }
-      last = { line, cells: record.length, before: last?.cells ?? headerCells };
-      if (record.length === 1 && headerCells > 1 && /[,;\t|]/.test(record[0] ?? "")) otherDelimiterRows += 1;
-      collector.add(line, record);
+      const columns = requireProfileColumn(options, header);
+      collector = new RosterRowCollector(columns, options);
+      // Strings only for the mapped columns, and for the first one (a row of one cell is checked for other delimiters).
+      reader.keepOnly([0, ...Object.values(columns)]);
+      headerCells = count;
+      return;
     }
+    last = { line, cells: count, before: last?.cells ?? headerCells };
+    if (count === 1 && headerCells > 1 && /[,;\t|]/.test(record[0] ?? "")) otherDelimiterRows += 1;
+    collector.add(line, record);
+  };
+  let offset = 0;
+  let lastByte: number | undefined;
+  try {
+    for await (const chunk of createReadStream(file, { highWaterMark: CHUNK_BYTES }) as AsyncIterable<Buffer>) {
+      hash.update(chunk);
+      // Past the head a NUL still means a corrupt or binary file, never text to read around.
+      const nul = chunk.indexOf(0);
+      if (nul >= 0) {
+        throw new RosterFileError(
+          file,
+          `has a NUL byte at byte ${offset + nul}: it is binary or corrupt; ${EXPORT_AGAIN}`,
+        );
+      }
+      offset += chunk.length;
+      if (chunk.length > 0) lastByte = chunk[chunk.length - 1];
+      reader.push(chunk, onRecord);
+    }
+    reader.end(onRecord);
   } catch (error) {
-    source.destroy();
     if (error instanceof RosterFileError) throw error;
-    if (error instanceof CsvError) throw csvFailure(file, error, nextLine);
+    if (error instanceof CsvSyntaxError) throw csvFailure(file, error);
     throw new RosterFileError(file, `cannot be read: ${(error as Error).message}`, { cause: error });
   }
   if (!collector) throw new RosterFileError(file, NO_HEADER);

@@ -9,11 +9,24 @@ import type { StateStore } from "../store/state-store.js";
 import { type ApplyResult, applyPlan } from "./apply-plan.js";
 import { canonicalProfileUrl } from "./canonical-profile-url.js";
 import { advanceMemory, diffRoster, type ServicePerson, withPlannedArchiveTimes } from "./diff-roster.js";
+import { canWrite, READ_ONLY_FIX, ReadOnlyKeyError } from "./key-scopes.js";
 import { planReconcile, refusedPlan } from "./plan-reconcile.js";
-import type { PlanStep } from "./plan-types.js";
+import type { Finding, PlanStep } from "./plan-types.js";
+import { day } from "./plan-words.js";
 import { readRoster, rosterReadOptions } from "./read-roster.js";
 import { interruptedRun, JOURNAL_NAMESPACE } from "./reconcile-journal.js";
-import { buildReport, type ReconcileReport } from "./report.js";
+import { buildReport, type ExportInfo, type ReconcileReport } from "./report.js";
+import { quietRepeat } from "./report-noise.js";
+import {
+  billingSummary,
+  type PlanInputs,
+  planDifferences,
+  type SavedPlan,
+  StalePlanError,
+  savedPlan,
+  serviceDigest,
+  settingsDigest,
+} from "./saved-plan.js";
 import { refusedBudget, seatBudget } from "./seat-budget.js";
 import { loadRosterMemory, saveRosterMemory } from "./stored-roster-memory.js";
 
@@ -21,7 +34,7 @@ export interface ReconcileDeps {
   readonly config: Config;
   readonly client: Pick<
     RetentionClient,
-    "listEmployees" | "getBilling" | "bulkAddEmployees" | "addEmployee" | "updateEmployee" | "deleteEmployee"
+    "me" | "listEmployees" | "getBilling" | "bulkAddEmployees" | "addEmployee" | "updateEmployee" | "deleteEmployee"
   >;
   readonly store: StateStore;
   readonly logger: Logger;
@@ -35,6 +48,10 @@ export interface ReconcileOptions {
   readonly signal?: AbortSignal;
   readonly now?: () => Date;
   readonly onProgress?: (done: number, total: number, step: PlanStep) => void;
+  /** `--out`: receives the plan with what it was made from (a dry run only). */
+  readonly onPlan?: (plan: SavedPlan) => Promise<void> | void;
+  /** `--plan`: apply exactly these steps, or refuse with the difference if the plan made now differs. */
+  readonly savedPlan?: { readonly plan: SavedPlan; readonly path: string };
 }
 
 const PAGE_SIZE = 100;
@@ -46,6 +63,7 @@ const PAGE_SIZE = 100;
 async function readService(
   client: ReconcileDeps["client"],
   reads: { count: number },
+  inExport: (url: string) => boolean,
 ): Promise<{ people: ServicePerson[]; billing: Billing }> {
   const people: ServicePerson[] = [];
   // paginate ends a walk that never ends (hasMore forever, repeated or empty pages, rows past the
@@ -60,11 +78,43 @@ async function readService(
   for await (const e of rows) {
     const canonical = canonicalProfileUrl(e.networkUrl);
     if (!canonical.ok) continue;
-    people.push({ id: e.id, profileUrl: canonical.url, tracked: e.tracked, archived: e.status === "archived" });
+    // The service's name names only someone the export does not: not kept for the others (a
+    // million names are about 40 MB).
+    const name = e.name && !inExport(canonical.url) ? { name: e.name } : {};
+    people.push({
+      id: e.id,
+      profileUrl: canonical.url,
+      tracked: e.tracked,
+      archived: e.status === "archived",
+      ...name,
+    });
   }
   reads.count += 1;
   const billing = await client.getBilling();
   return { people, billing };
+}
+
+/** How old the export is and whether it is stale: written, or first read, longer ago than `staleAfter`. */
+function exportInfo(
+  roster: { fingerprint: string; modifiedAt: string },
+  memory: { lastFingerprint?: string; exportSeenAt?: string },
+  resumed: boolean,
+  now: Date,
+  staleAfterSeconds: number,
+): ExportInfo {
+  const same = memory.lastFingerprint === roster.fingerprint;
+  const firstReadAt = same ? (memory.exportSeenAt ?? now.toISOString()) : now.toISOString();
+  const since = Math.min(Date.parse(roster.modifiedAt), Date.parse(firstReadAt));
+  const ageSeconds = Number.isFinite(since) ? Math.max(0, (now.getTime() - since) / 1000) : 0;
+  return {
+    fingerprint: roster.fingerprint,
+    modifiedAt: roster.modifiedAt,
+    firstReadAt,
+    newExport: !same || resumed,
+    ageDays: Math.floor(ageSeconds / 86_400),
+    ageSeconds: Math.round(ageSeconds),
+    stale: staleAfterSeconds > 0 && ageSeconds > staleAfterSeconds,
+  };
 }
 
 /** One reconciliation, HRIS file to service roster: the daemon schedules it, the command runs it once. */
@@ -74,12 +124,16 @@ export async function reconcileOnce(deps: ReconcileDeps, options: ReconcileOptio
   const now = options.now ?? (() => new Date());
   const started = now();
   const dryRun = options.dryRun === true;
-  const file = options.file ?? rules.file;
+  const saved = options.savedPlan;
+  const file = options.file ?? saved?.plan.file ?? rules.file;
   if (!file) {
     throw new ConfigError("roster", [
       { path: "roster.file", message: "required: set HRIS_ROSTER_FILE (or roster.file), or pass --file" },
     ]);
   }
+  const allowMassArchive = saved
+    ? saved.plan.allowMassArchive
+    : options.allowMassArchive === true || rules.approveMassArchive;
   const roster = await readRoster(rosterReadOptions(rules, file, started));
   const journalNs = store.namespace(JOURNAL_NAMESPACE);
   const previous = await interruptedRun(journalNs);
@@ -92,9 +146,21 @@ export async function reconcileOnce(deps: ReconcileDeps, options: ReconcileOptio
   }
 
   const reads = { count: 0 };
+  const findings: Finding[] = [];
   let service: Awaited<ReturnType<typeof readService>>;
   try {
-    service = await readService(client, reads);
+    // Scopes first: a read-only key is told before anything is planned, not by a 403 mid-run.
+    reads.count += 1;
+    const me = await client.me();
+    if (!canWrite(me)) {
+      if (!dryRun) throw new ReadOnlyKeyError(me.scopes);
+      findings.push({
+        kind: "read-only-key",
+        severity: "warning",
+        message: `the API key is read-only: this plan cannot be applied with it; ${READ_ONLY_FIX}`,
+      });
+    }
+    service = await readService(client, reads, (url) => roster.byUrl.has(url));
   } catch (error) {
     // Spec 5.8: with no subscription or trial the whole API answers 402; report it, change nothing.
     if (!(error instanceof PaymentRequiredError)) throw error;
@@ -119,15 +185,24 @@ export async function reconcileOnce(deps: ReconcileDeps, options: ReconcileOptio
     );
   }
   const memory = await loadRosterMemory(store, logger);
-  const desired = roster.people;
+  const exported = exportInfo(roster, memory, resumedRun !== undefined, started, rules.staleAfter);
+  if (exported.stale) {
+    const message =
+      `the export has not changed for ${exported.ageDays} days (written ${day(exported.modifiedAt)}, ` +
+      `first read ${day(exported.firstReadAt)}; roster.staleAfter is ${Math.round(rules.staleAfter / 86_400)} days): ` +
+      "check that the HRIS export job still runs";
+    findings.push({ kind: "stale-export", severity: "warning", message });
+    logger.warn({ component: "reconcile", file, ageDays: exported.ageDays }, message);
+  }
   const advanced = advanceMemory(
     memory,
-    { fingerprint: roster.fingerprint, desired, known: roster.excluded },
+    { fingerprint: roster.fingerprint, desired: roster, known: roster.exclusions },
     service.people,
     started,
   );
   const diff = diffRoster({
-    desired,
+    desired: roster,
+    exclusions: roster.exclusions,
     brokenRows: roster.problems,
     current: service.people,
     memory: advanced,
@@ -140,23 +215,42 @@ export async function reconcileOnce(deps: ReconcileDeps, options: ReconcileOptio
     maxMonthlyUsd: rules.maxMonthlyUsd,
     now: started,
   });
-  const plan = planReconcile({
-    diff,
-    budget,
-    rules: { ...rules, allowMassArchive: options.allowMassArchive === true || rules.approveMassArchive },
-  });
+  const plan = planReconcile({ diff, budget, rules: { ...rules, allowMassArchive } });
+
+  const notices: string[] = [];
+  if (saved || options.onPlan) {
+    const inputs: PlanInputs = {
+      file,
+      fingerprint: roster.fingerprint,
+      modifiedAt: roster.modifiedAt,
+      settings: settingsDigest(rules),
+      service: serviceDigest(service.people),
+      billing: billingSummary(budget),
+      allowMassArchive,
+    };
+    if (saved) {
+      const differences = planDifferences(saved.plan, { inputs, plan });
+      if (differences.steps.length > 0) {
+        throw new StalePlanError(saved.path, differences);
+      }
+      for (const d of differences.inputs) notices.push(`since the plan was made ${d}, but no step changed`);
+    }
+    if (options.onPlan && dryRun) await options.onPlan(savedPlan(inputs, plan, started));
+  }
+  // `--plan`: the saved steps, which are the steps made now (checked above), are what is applied.
+  const steps = saved ? { ...plan, steps: saved.plan.steps } : plan;
 
   let applied: ApplyResult | undefined;
   if (!dryRun) {
     // One write of the memory, before the service changes (write-ahead), holding all this run
-    // learned: this file counted, everyone it may add known as `seen` with their identities, and
+    // learned: this export counted, everyone it may add known as `seen` with their identities, and
     // the plan's archive times. Were it written after the apply, a crash in between (the journal
     // lets the next run finish the work) would lose it, and if the export read after the restart
     // no longer lists someone this run added, they would count as from other sources, never to be
-    // archived (and this file would not count as a missing one). See the integration test "a run
+    // archived (and this export would not count as a missing one). See the integration test "a run
     // cut short".
-    await saveRosterMemory(store, withPlannedArchiveTimes(advanced, plan.steps, now()));
-    applied = await applyPlan(plan, {
+    await saveRosterMemory(store, withPlannedArchiveTimes(advanced, steps.steps, now()));
+    applied = await applyPlan(steps, {
       client,
       journal: journalNs,
       logger,
@@ -174,23 +268,31 @@ export async function reconcileOnce(deps: ReconcileDeps, options: ReconcileOptio
     startedAt: started,
     finishedAt: now(),
     roster,
+    export: exported,
     budget,
     billing: service.billing,
-    plan,
+    plan: steps,
     applied,
     readRequests: reads.count,
     resumedRun,
+    findings,
+    notices,
   });
+  const final = dryRun ? report : await quietRepeat(store, report);
   logger.info(
     {
       component: "reconcile",
       report: {
-        ...report,
-        rows: { ...report.rows, problems: undefined },
-        deferred: { ...report.deferred, items: undefined },
+        ...final,
+        rows: { ...final.rows, problems: undefined },
+        steps: undefined,
+        guard: final.guard ? { ...final.guard, people: undefined } : undefined,
+        deferred: { ...final.deferred, items: undefined },
+        refusals: final.refusals.length,
+        failures: final.failures.length,
       },
     },
     "reconcile finished",
   );
-  return report;
+  return final;
 }

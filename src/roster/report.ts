@@ -1,11 +1,37 @@
 import type { Billing } from "../api/schemas.js";
 import { EXIT_OK, EXIT_PARTIAL, type ExitCode } from "../errors.js";
-import type { SlackMessage } from "../slack/slack-message.js";
-import type { ApplyCounts, ApplyResult } from "./apply-plan.js";
+import type { ApplyCounts, ApplyResult, Refusal, StepFailure } from "./apply-plan.js";
 import { ROW_ERROR_REASONS, type RowProblem, type RowProblemReason } from "./collect-roster-rows.js";
-import type { DeferredItem, Finding, ReconcilePlan } from "./plan-types.js";
+import type { DeferredItem, Finding, Named, PlanStep, ReconcilePlan, StepKind, StepReason, Who } from "./plan-types.js";
+import { describeReason } from "./plan-words.js";
 import type { RosterFile } from "./read-roster.js";
-import type { BillingState, SeatBudget } from "./seat-budget.js";
+import type { BillingState, DeferReason, SeatBudget } from "./seat-budget.js";
+
+/** One person of the plan as the report lists them: the change, who, and why in words. */
+export interface ReportStep {
+  readonly change: StepKind;
+  readonly url: string;
+  readonly who: Who;
+  readonly tracked?: boolean;
+  readonly reason: StepReason;
+  /** The reason in words (`left (missing from 2 exports since 2026-11-20)`). */
+  readonly why: string;
+}
+
+/** What this run knows of the export itself: the fingerprint rule, and how old it is. */
+export interface ExportInfo {
+  readonly fingerprint: string;
+  readonly modifiedAt: string;
+  /** The first run that read this export (this one when `newExport`). */
+  readonly firstReadAt: string;
+  /** True on the first run of this export: its row problems and held archives are reported now. */
+  readonly newExport: boolean;
+  /** Days since the export was written or first read, whichever is older (whole days). */
+  readonly ageDays: number;
+  readonly ageSeconds: number;
+  /** Unchanged for longer than `roster.staleAfter`: the HRIS export job may have stopped. */
+  readonly stale: boolean;
+}
 
 /** Everything one reconciliation did or would do: logged, printed, posted to the ops channel. */
 export interface ReconcileReport {
@@ -13,11 +39,15 @@ export interface ReconcileReport {
   readonly file: string;
   readonly startedAt: string;
   readonly durationMs: number;
+  readonly export?: ExportInfo;
   readonly rows: {
     readonly read: number;
     readonly inScope: number;
     readonly byReason: Partial<Record<RowProblemReason, number>>;
+    /** Every row problem, in file order, without the work email (kept only to match rows). */
     readonly problems: readonly RowProblem[];
+    /** False on a later run of the same export: its problems were reported on the first run. */
+    readonly reported: boolean;
   };
   readonly notices: readonly string[];
   readonly billing: {
@@ -28,30 +58,42 @@ export interface ReconcileReport {
     readonly billableSeats?: number | undefined;
     readonly unbilledSeats?: number | undefined;
   };
-  readonly planned: Readonly<Record<"add" | "revive" | "track" | "untrack" | "archive" | "erase", number>>;
-  /** Who would be archived or erased (first 50): what a reviewer of a dry run checks first. */
-  readonly removals?: ReadonlyArray<{ readonly change: "archive" | "erase"; readonly url: string }>;
+  readonly planned: Readonly<Record<StepKind, number>>;
+  /** Every person of the plan, named, with the reason: complete (text and Slack collapse it). */
+  readonly steps: readonly ReportStep[];
   readonly seatDelta: number;
   readonly monthlyCostDeltaUsd: number;
   readonly guardedArchives: number;
+  /** Who the mass-archive guard held back, measured against the people managed from the export. */
+  readonly guard?: { readonly managed: number; readonly percent: number; readonly people: readonly ReportStep[] };
   /** Due for archiving but held: their row is still in the file, broken (see the findings). */
   readonly heldForBrokenRows: number;
   readonly waitingToArchive: number;
   readonly unknownLeftAlone: number;
-  readonly applied?: ApplyCounts;
+  readonly applied?: ApplyCounts & { readonly unconfirmed: number };
   readonly deferred: {
     readonly total: number;
     readonly byReason: Record<string, number>;
     readonly items: readonly DeferredItem[];
   };
   readonly findings: readonly Finding[];
-  readonly failures: ApplyResult["failures"];
-  readonly serviceRowErrors: ApplyResult["rowErrors"];
+  /** Every person the service said no to, with its reason, known or not. */
+  readonly refusals: readonly Refusal[];
+  /** Every person of a step whose request failed (a lost bulk answer names all 50). */
+  readonly failures: readonly StepFailure[];
   readonly requests: number;
   readonly writeRequests: number;
   readonly interrupted: boolean;
   readonly resumedRun?: string;
   readonly retryAfterSeconds?: number;
+  /** What a person should look at; empty: a routine run. */
+  readonly attention: readonly string[];
+  readonly outcome: "routine" | "needs-attention";
+  /**
+   * True when this run repeats the last report posted (no write, nothing new): its ops post is
+   * skipped (report-noise). Absent in dry runs.
+   */
+  readonly quiet?: boolean;
   readonly exitCode: ExitCode;
 }
 
@@ -66,16 +108,49 @@ export interface ReconcileOutcome {
   readonly startedAt: Date;
   readonly finishedAt: Date;
   readonly roster: RosterFile;
+  readonly export?: ExportInfo | undefined;
   /** The run's seat budget: its state, plan status and seat price. */
   readonly budget: SeatBudget;
   /** The /billing answer the budget was made from; absent when the service refused to be read. */
   readonly billing?: Billing | undefined;
   readonly plan: ReconcilePlan;
   readonly applied?: ApplyResult | undefined;
-  /** Read calls made (roster pages, /billing), a refused one included. */
+  /** Read calls made (/me, roster pages, /billing), a refused one included. */
   readonly readRequests: number;
   /** The interrupted run this one finished. */
   readonly resumedRun?: string | undefined;
+  /** Findings of the run itself (a stale export, a read-only key in a dry run), besides the plan's. */
+  readonly findings?: readonly Finding[] | undefined;
+  readonly notices?: readonly string[] | undefined;
+}
+
+/** Deferrals the service lifts by itself (daily allowances, a stop): routine, not a person's job. */
+export const ROUTINE_DEFERRALS: ReadonlySet<DeferReason> = new Set<DeferReason>([
+  "api-seat-allowance",
+  "seat-quota-exceeded",
+  "row-quota-exceeded",
+]);
+
+export function reportStep(change: StepKind, person: Named, tracked?: boolean): ReportStep {
+  return {
+    change,
+    url: person.url,
+    who: person.who,
+    ...(tracked === undefined ? {} : { tracked }),
+    reason: person.reason,
+    why: describeReason(person.reason),
+  };
+}
+
+/** The plan's steps, one entry per person, in plan order. */
+export function reportSteps(steps: readonly PlanStep[]): ReportStep[] {
+  const out: ReportStep[] = [];
+  for (const step of steps) {
+    if (step.kind === "add") for (const p of step.people) out.push(reportStep("add", p, step.tracked));
+    else if (step.kind === "revive" || step.kind === "archive") out.push(reportStep(step.kind, step, step.tracked));
+    else out.push(reportStep(step.kind, step));
+  }
+  return out;
 }
 
 /** The report of any outcome: the one place a ReconcileReport is made. */
@@ -83,21 +158,36 @@ export function buildReport(outcome: ReconcileOutcome): ReconcileReport {
   const { roster, budget, billing, plan, applied, resumedRun } = outcome;
   const deferred = [...plan.deferred, ...(applied?.deferred ?? [])];
   const failures = applied?.failures ?? [];
-  const serviceRowErrors = applied?.rowErrors ?? [];
+  const refusals = applied?.refusals ?? [];
   const interrupted = applied?.interrupted ?? false;
   const writeRequests = applied?.writeRequests ?? 0;
+  const findings = [...(outcome.findings ?? []), ...plan.findings];
+  const reported = outcome.export?.newExport ?? true;
+  const attention = attentionOf({
+    findings,
+    deferred,
+    problems: roster.problems,
+    reported,
+    held: plan.heldForBrokenRows,
+    refusals: refusals.length,
+    failures: failures.length,
+    interrupted,
+  });
+  const guard = plan.guard;
   return {
     dryRun: outcome.dryRun,
     file: outcome.file,
     startedAt: outcome.startedAt.toISOString(),
     durationMs: outcome.finishedAt.getTime() - outcome.startedAt.getTime(),
+    ...(outcome.export ? { export: outcome.export } : {}),
     rows: {
       read: roster.rowCount,
       inScope: roster.people.length,
       byReason: countBy(roster.problems, (p) => p.reason),
       problems: reportedProblems(roster.problems),
+      reported,
     },
-    notices: roster.notices,
+    notices: [...roster.notices, ...(outcome.notices ?? [])],
     billing: {
       state: budget.state,
       planStatus: budget.planStatus,
@@ -107,36 +197,37 @@ export function buildReport(outcome: ReconcileOutcome): ReconcileReport {
         : {}),
     },
     planned: plannedCounts(plan),
-    removals: plannedRemovals(plan),
+    steps: reportSteps(plan.steps),
     seatDelta: plan.seatDelta,
     monthlyCostDeltaUsd: plan.monthlyCostDeltaUsd,
     guardedArchives: plan.guardedArchives,
+    ...(guard
+      ? {
+          guard: {
+            managed: guard.managed,
+            percent: guard.percent,
+            people: guard.people.map((p) => reportStep("archive", p, p.tracked)),
+          },
+        }
+      : {}),
     heldForBrokenRows: plan.heldForBrokenRows,
     waitingToArchive: plan.waitingToArchive,
     unknownLeftAlone: plan.unknownLeftAlone,
-    ...(applied ? { applied: applied.counts } : {}),
-    deferred: { total: deferred.length, byReason: countBy(deferred, (d) => d.reason), items: limitList(deferred) },
-    findings: plan.findings,
+    ...(applied ? { applied: { ...applied.counts, unconfirmed: failures.filter((f) => f.unconfirmed).length } } : {}),
+    deferred: { total: deferred.length, byReason: countBy(deferred, (d) => d.reason), items: deferred },
+    findings,
+    refusals,
     failures,
-    serviceRowErrors,
     requests: outcome.readRequests + writeRequests,
     writeRequests,
     interrupted,
     ...(resumedRun ? { resumedRun } : {}),
     ...(applied?.retryAfterSeconds !== undefined ? { retryAfterSeconds: applied.retryAfterSeconds } : {}),
-    exitCode: reportExitCode({
-      deferred: deferred.length,
-      held: plan.heldForBrokenRows,
-      findings: plan.findings,
-      problems: roster.problems,
-      failures: failures.length,
-      serviceRowErrors: serviceRowErrors.length,
-      interrupted,
-    }),
+    attention,
+    outcome: attention.length > 0 ? "needs-attention" : "routine",
+    exitCode: attention.length > 0 ? EXIT_PARTIAL : EXIT_OK,
   };
 }
-
-const LIST_LIMIT = 50;
 
 export function countBy<T>(items: readonly T[], key: (item: T) => string): Record<string, number> {
   const out: Record<string, number> = {};
@@ -144,132 +235,62 @@ export function countBy<T>(items: readonly T[], key: (item: T) => string): Recor
   return out;
 }
 
-/** Exit code 3 when anything was deferred, refused, guarded, held, failed or interrupted. */
-export function reportExitCode(parts: {
-  deferred: number;
-  /** Archives held for broken rows: even a row without a URL then needs someone to fix it. */
-  held: number;
-  findings: readonly Finding[];
-  problems: readonly RowProblem[];
-  failures: number;
-  serviceRowErrors: number;
-  interrupted: boolean;
-}): ExitCode {
-  const attention =
-    parts.deferred > 0 ||
-    parts.held > 0 ||
-    parts.findings.some((f) => f.severity === "error") ||
-    parts.problems.some((p) => ROW_ERROR_REASONS.has(p.reason)) ||
-    parts.failures > 0 ||
-    parts.serviceRowErrors > 0 ||
-    parts.interrupted;
-  return attention ? EXIT_PARTIAL : EXIT_OK;
+const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+
+/**
+ * What needs a person, in words; empty for a routine run. Row problems and archives held for broken
+ * rows count once per export (`reported`): the same file read again is not news. Deferrals by a
+ * daily allowance lift by themselves; a cap the operator set, a trial or billing does not.
+ */
+export function attentionOf(parts: {
+  readonly findings: readonly Finding[];
+  readonly deferred: readonly DeferredItem[];
+  readonly problems: readonly RowProblem[];
+  /** The first run of this export: its row problems and held archives are news. */
+  readonly reported: boolean;
+  readonly held: number;
+  readonly refusals: number;
+  readonly failures: number;
+  readonly interrupted: boolean;
+}): string[] {
+  const out: string[] = [];
+  for (const f of parts.findings) {
+    if (f.kind === "mass-archive-guard")
+      out.push("the mass-archive guard holds archives back: approve or fix the export");
+    else if (f.kind === "billing-blocked") out.push(`billing: ${f.message}`);
+    else if (f.kind === "stale-export") out.push(f.message);
+    else if (f.kind === "read-only-key" && f.severity === "error") out.push(f.message);
+  }
+  const stuck = parts.deferred.filter((d) => !ROUTINE_DEFERRALS.has(d.reason) && d.reason !== "interrupted");
+  if (stuck.length > 0) {
+    const why = Object.entries(countBy(stuck, (d) => d.reason))
+      .map(([reason, n]) => `${reason} ${n}`)
+      .join(", ");
+    out.push(`${plural(stuck.length, "change")} deferred until a cap or billing changes (${why})`);
+  }
+  if (parts.reported) {
+    const errors = parts.problems.filter((p) => ROW_ERROR_REASONS.has(p.reason)).length;
+    if (errors > 0) out.push(`${plural(errors, "row")} of the export need fixing`);
+    if (parts.held > 0) out.push(`${plural(parts.held, "archive")} held for broken rows`);
+  }
+  if (parts.refusals > 0) out.push(`${plural(parts.refusals, "person", "people")} refused by the service`);
+  if (parts.failures > 0) out.push(`${plural(parts.failures, "change")} failed or unconfirmed`);
+  if (parts.interrupted) out.push("interrupted: the next run finishes the work");
+  return out;
+}
+
+/** Exit code 3 exactly when something needs attention (`attentionOf`), else 0. */
+export function reportExitCode(parts: Parameters<typeof attentionOf>[0]): ExitCode {
+  return attentionOf(parts).length > 0 ? EXIT_PARTIAL : EXIT_OK;
 }
 
 export function plannedCounts(plan: ReconcilePlan): ReconcileReport["planned"] {
   const planned = { add: 0, revive: 0, track: 0, untrack: 0, archive: 0, erase: 0 };
-  for (const step of plan.steps) planned[step.kind] += step.kind === "add" ? step.urls.length : 1;
+  for (const step of plan.steps) planned[step.kind] += step.kind === "add" ? step.people.length : 1;
   return planned;
 }
 
-export function plannedRemovals(plan: ReconcilePlan): NonNullable<ReconcileReport["removals"]> {
-  const out: Array<{ change: "archive" | "erase"; url: string }> = [];
-  for (const step of plan.steps)
-    if (step.kind === "archive" || step.kind === "erase") out.push({ change: step.kind, url: step.url });
-  return limitList(out);
-}
-
-export function limitList<T>(items: readonly T[]): T[] {
-  return items.slice(0, LIST_LIMIT);
-}
-
-/** The row problems a report lists: the first 50, without the work email (kept only to match rows). */
+/** The row problems a report lists: all of them, without the work email (kept only to match rows). */
 export function reportedProblems(problems: readonly RowProblem[]): RowProblem[] {
-  return limitList(problems).map(({ email: _email, ...rest }) => rest);
-}
-
-function usd(value: number): string {
-  return `${value < 0 ? "-" : "+"}${Math.abs(value).toFixed(2)} USD/month`;
-}
-
-/** A readable text table for stdout and `--dry-run`. */
-export function renderReportText(r: ReconcileReport): string {
-  const lines: string[] = [];
-  lines.push(`${r.dryRun ? "Reconcile plan (dry run, nothing changed)" : "Reconcile report"}: ${r.file}`);
-  lines.push(`  rows read ${r.rows.read}, in scope ${r.rows.inScope}`);
-  for (const [reason, n] of Object.entries(r.rows.byReason)) lines.push(`  rows ${reason.padEnd(14)} ${n}`);
-  for (const notice of r.notices) lines.push(`  note: ${notice}`);
-  lines.push(
-    `  billing: ${r.billing.state} (plan ${r.billing.planStatus ?? "unknown"}, ${r.billing.perSeatUsd} USD/seat)`,
-  );
-  lines.push("");
-  lines.push(`  change      planned${r.applied ? "   done" : ""}`);
-  const done: Record<string, number | undefined> = r.applied
-    ? {
-        add: r.applied.addedTracked + r.applied.addedUntracked,
-        revive: r.applied.revived,
-        track: r.applied.tracked,
-        untrack: r.applied.untracked,
-        archive: r.applied.archived,
-        erase: r.applied.erased,
-      }
-    : {};
-  for (const [kind, n] of Object.entries(r.planned)) {
-    lines.push(`  ${kind.padEnd(10)} ${String(n).padStart(8)}${r.applied ? String(done[kind] ?? 0).padStart(7) : ""}`);
-  }
-  if (r.applied) {
-    lines.push(
-      `  added tracked ${r.applied.addedTracked}, untracked ${r.applied.addedUntracked}, already there ${r.applied.alreadyPresent}`,
-    );
-  }
-  lines.push(`  seat delta ${r.seatDelta >= 0 ? "+" : ""}${r.seatDelta} (${usd(r.monthlyCostDeltaUsd)})`);
-  if (r.heldForBrokenRows > 0)
-    lines.push(`  archives held for broken rows: ${r.heldForBrokenRows} (still in the file; see the warnings)`);
-  if (r.waitingToArchive > 0)
-    lines.push(`  missing from the file, archived after more missing files: ${r.waitingToArchive}`);
-  if (r.unknownLeftAlone > 0) lines.push(`  on the roster from other sources, left alone: ${r.unknownLeftAlone}`);
-  if (r.deferred.total > 0) {
-    const why = Object.entries(r.deferred.byReason)
-      .map(([k, n]) => `${k} ${n}`)
-      .join(", ");
-    lines.push(`  deferred to a later run: ${r.deferred.total} (${why})`);
-  }
-  if (r.retryAfterSeconds !== undefined) lines.push(`  the service allows more adds in ${r.retryAfterSeconds} s`);
-  for (const f of r.findings) lines.push(`  ${f.severity.toUpperCase()}: ${f.message}`);
-  for (const f of limitList(r.failures)) lines.push(`  failed ${f.step} ${f.url}: ${f.message}`);
-  for (const p of limitList(r.rows.problems.filter((p) => ROW_ERROR_REASONS.has(p.reason)))) {
-    lines.push(`  line ${p.line}: ${p.reason}: ${p.message}`);
-  }
-  if (r.interrupted) lines.push("  INTERRUPTED: the next run finishes the work");
-  if (r.resumedRun) lines.push(`  finished the interrupted run ${r.resumedRun}`);
-  lines.push(`  ${r.requests} requests (${r.writeRequests} writes) in ${(r.durationMs / 1000).toFixed(1)} s`);
-  return `${lines.join("\n")}\n`;
-}
-
-/**
- * Text for a Slack mrkdwn code block. Values from the HRIS file reach the report (cell excerpts in
- * row problems): Slack's control characters are escaped (its formatting guide) and backticks are
- * replaced, so nothing can close the code block, link, or mention anyone.
- */
-export function slackCodeText(text: string): string {
-  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/`/g, "'");
-}
-
-/** The report as one Slack ops-channel message (plain text fallback plus a code block). */
-export function renderReportSlack(r: ReconcileReport): SlackMessage {
-  const headline = r.findings.some((f) => f.kind === "billing-blocked" && f.message.includes("charge"))
-    ? ":rotating_light: Roster reconcile: a seat charge failed, no one can be added"
-    : `${r.exitCode === EXIT_OK ? ":white_check_mark:" : ":warning:"} Roster reconcile${r.dryRun ? " (dry run)" : ""}`;
-  // Cut below Slack's 3,000-character section limit, never inside an escape.
-  const body = slackCodeText(renderReportText(r))
-    .slice(0, 2900)
-    .replace(/&[a-z]*$/, "");
-  return {
-    text: headline,
-    blocks: [
-      { type: "section", text: { type: "mrkdwn", text: `*${headline}*` } },
-      // verbatim: Slack must not turn URLs or channel names in the body into links.
-      { type: "section", text: { type: "mrkdwn", text: `\`\`\`${body}\`\`\``, verbatim: true } },
-    ],
-  };
+  return problems.map(({ email: _email, ...rest }) => rest);
 }

@@ -39,7 +39,11 @@ function mapping(columns: Partial<Record<RosterField, string[]>> & { profileUrl:
   };
 }
 
-/** Built-in mappings: `generic` is DESIGN.md's "Default roster columns"; the others follow common export headers. */
+/**
+ * Built-in mappings: `generic` is DESIGN.md's "Default roster columns"; `bamboohr` and `workday`
+ * follow the vendors' field names (README "HRIS files": what they rest on). Header matching
+ * ignores case, spaces, `_` and `-`, so Workday RaaS aliases (`Employee_ID`) match too.
+ */
 export const BUILT_IN_MAPPINGS: Readonly<Record<"generic" | "bamboohr" | "workday", ColumnMapping>> = {
   generic: mapping({
     profileUrl: ["networkUrl", "profileUrl", "linkedin", "linkedinUrl", "linkedinProfile"],
@@ -55,32 +59,37 @@ export const BUILT_IN_MAPPINGS: Readonly<Record<"generic" | "bamboohr" | "workda
     status: ["status", "employmentStatus"],
     terminationDate: ["terminationDate"],
   }),
+  // BambooHR: "Status" is Active/Inactive (the employee record); "Employment Status" is the job's
+  // type (Full-Time, Part-Time, Contractor, Terminated). Status is read first: reading Employment
+  // Status first put part-time staff out of scope.
   bamboohr: mapping({
     profileUrl: ["LinkedIn", "LinkedIn URL", "LinkedIn Profile", "LinkedIn Profile URL"],
     employeeId: ["Employee #", "Employee Number", "EEID", "Employee ID"],
     name: ["Display Name", "Full Name", "Name"],
-    firstName: ["Preferred Name", "First Name"],
+    firstName: ["First Name"],
     lastName: ["Last Name"],
     email: ["Work Email", "Email"],
     department: ["Department", "Division"],
     title: ["Job Title"],
     location: ["Location"],
     managerEmail: ["Supervisor Email", "Reports To Email", "Manager Email"],
-    status: ["Employment Status", "Status"],
+    status: ["Status", "Employee Status", "Employment Status"],
     terminationDate: ["Termination Date"],
   }),
+  // Workday custom reports (CSV, or RaaS JSON rows in `Report_Entry`): column names are the
+  // report's field aliases. "Active Status" is a boolean (1/0, true/false, Yes/No).
   workday: mapping({
     profileUrl: ["LinkedIn Profile URL", "LinkedIn URL", "LinkedIn Profile", "LinkedIn", "Social Network URL"],
     employeeId: ["Employee ID", "Worker ID"],
-    name: ["Worker", "Preferred Name", "Legal Name"],
-    firstName: ["Legal First Name", "First Name"],
-    lastName: ["Legal Last Name", "Last Name"],
-    email: ["Primary Work Email", "Work Email", "Email - Work"],
+    name: ["Worker", "Preferred Name", "Legal Name", "Full Name"],
+    firstName: ["Legal First Name", "Legal Name - First Name", "First Name"],
+    lastName: ["Legal Last Name", "Legal Name - Last Name", "Last Name"],
+    email: ["Primary Work Email", "Email - Primary Work", "Work Email", "Email - Work"],
     department: ["Supervisory Organization", "Department", "Cost Center"],
     title: ["Business Title", "Job Profile", "Position"],
     location: ["Location", "Work Location"],
     managerEmail: ["Manager Email", "Manager Work Email"],
-    status: ["Worker Status", "Employment Status", "Status"],
+    status: ["Worker Status", "Employment Status", "Status", "Active Status", "Active"],
     terminationDate: ["Termination Date"],
   }),
 };

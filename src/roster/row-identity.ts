@@ -1,18 +1,22 @@
 /**
  * Who an HRIS row is, besides its profile URL. When a row's URL breaks, its employee id and work
- * email are all that still tie it to the person on the service it belongs to.
+ * email are all that still tie it to the person on the service it belongs to; the name and
+ * department of their last row are how a report names someone who is no longer in the file.
  */
 export interface RowIdentity {
   readonly employeeId?: string;
   /** Lower-cased: HRIS exports change the case of addresses between runs. */
   readonly email?: string;
+  /** The HRIS name on their last row. */
+  readonly name?: string;
+  readonly department?: string;
 }
 
 /** The identity of a row (values already trimmed, formulas already dropped), without empty fields. */
 export function rowIdentity(employeeId: string | undefined, email: string | undefined): RowIdentity {
   const mail = email?.trim().toLowerCase();
   const id = employeeId === "" ? undefined : employeeId;
-  // Object literals rather than spreads: this runs for every row of 100,000-row files.
+  // Object literals rather than spreads: this runs for every problem row.
   if (mail === undefined || mail === "") return id === undefined ? {} : { employeeId: id };
   return id === undefined ? { email: mail } : { employeeId: id, email: mail };
 }
@@ -22,36 +26,39 @@ export interface IdentifiedRow {
   readonly profileUrl: string;
   readonly employeeId?: string | undefined;
   readonly email?: string | undefined;
+  readonly name?: string | undefined;
+  readonly department?: string | undefined;
 }
 
+const text = (value: string | undefined): string | undefined =>
+  value === undefined || value.trim() === "" ? undefined : value;
+
 /**
- * The identities after a new file: each row's identity under its profile URL (a field the row
- * leaves empty keeps its remembered value). Identities of URLs neither in the file nor on the
- * service are dropped: only people on the service can be archived, and leavers must not make the
- * memory grow forever. Pure.
+ * A row's identity over the one remembered for its URL: a field the row leaves empty keeps its
+ * remembered value. Undefined when neither says anything. An unchanged identity is returned as it
+ * was, so that a remembered object lives on instead of a copy.
  */
-export function rememberIdentities(
-  previous: ReadonlyMap<string, RowIdentity>,
-  rowLists: ReadonlyArray<readonly IdentifiedRow[]>,
-  onService: readonly { readonly profileUrl: string }[],
-): Map<string, RowIdentity> {
-  const out = new Map<string, RowIdentity>();
-  if (previous.size > 0) {
-    const keep = new Set<string>();
-    for (const person of onService) keep.add(person.profileUrl);
-    for (const rows of rowLists) for (const row of rows) keep.add(row.profileUrl);
-    for (const [url, identity] of previous) if (keep.has(url)) out.set(url, identity);
+export function mergedIdentity(row: IdentifiedRow, before: RowIdentity | undefined): RowIdentity | undefined {
+  const employeeId = text(row.employeeId) ?? before?.employeeId;
+  const email = text(row.email)?.trim().toLowerCase() ?? before?.email;
+  const name = text(row.name) ?? before?.name;
+  const department = text(row.department) ?? before?.department;
+  if (employeeId === undefined && email === undefined && name === undefined && department === undefined) {
+    return undefined;
   }
-  for (const rows of rowLists) {
-    for (const row of rows) {
-      const before = out.get(row.profileUrl);
-      const employeeId = row.employeeId === "" ? undefined : row.employeeId;
-      const merged = rowIdentity(employeeId ?? before?.employeeId, row.email?.trim() ? row.email : before?.email);
-      if (merged.employeeId === undefined && merged.email === undefined) continue;
-      // An unchanged identity keeps the object it had: the fresh copy dies young instead of living on.
-      const same = before !== undefined && before.employeeId === merged.employeeId && before.email === merged.email;
-      out.set(row.profileUrl, same ? before : merged);
-    }
+  if (
+    before !== undefined &&
+    before.employeeId === employeeId &&
+    before.email === email &&
+    before.name === name &&
+    before.department === department
+  ) {
+    return before;
   }
+  const out: { -readonly [K in keyof RowIdentity]: RowIdentity[K] } = {};
+  if (employeeId !== undefined) out.employeeId = employeeId;
+  if (email !== undefined) out.email = email;
+  if (name !== undefined) out.name = name;
+  if (department !== undefined) out.department = department;
   return out;
 }

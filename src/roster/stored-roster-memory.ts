@@ -15,7 +15,9 @@ export const MEMORY_KEY = "state";
  * fraction of the time that objects with 100,000 keys (or 100,000 small objects) take to parse and
  * validate. Version 1 (no `version`, objects keyed by profile URL) is what releases before it
  * wrote, and is still read. An older release reading version 2 finds no URL it knows: it counts
- * nobody as seen or missing, so it archives no one it should not.
+ * nobody as seen or missing, so it archives no one it should not. The optional parts of version 2
+ * (`exportSeenAt`, `missingSince`, the `name` and `department` identity columns) came later: a
+ * memory without them reads as "not known", and an older release ignores them.
  */
 const identitySchema = z.object({ employeeId: z.string().min(1).optional(), email: z.string().min(1).optional() });
 
@@ -31,43 +33,72 @@ const storedV1 = z.object({
 const storedV2 = z.object({
   version: z.literal(2),
   lastFingerprint: z.string().optional(),
+  exportSeenAt: z.string().optional(),
   seen: z.array(z.string()),
   missing: z.array(z.tuple([z.string(), z.number().int().nonnegative()])),
+  missingSince: z.array(z.tuple([z.string(), z.string()])).optional(),
   archivedAt: z.array(z.tuple([z.string(), z.string()])),
-  /** Column by column: `employeeId[i]` and `email[i]` (null when unknown) belong to `profileUrl[i]`. */
+  /** Column by column: `employeeId[i]`, `email[i]`, ... (null when unknown) belong to `profileUrl[i]`. */
   identities: z
     .object({
       profileUrl: z.array(z.string()),
       employeeId: z.array(z.string().min(1).nullable()),
       email: z.array(z.string().min(1).nullable()),
+      name: z.array(z.string().min(1).nullable()).optional(),
+      department: z.array(z.string().min(1).nullable()).optional(),
     })
-    .refine((c) => c.employeeId.length === c.profileUrl.length && c.email.length === c.profileUrl.length, {
-      message: "the identity columns differ in length",
-    }),
+    .refine(
+      (c) =>
+        [c.employeeId, c.email, c.name ?? c.email, c.department ?? c.email].every(
+          (column) => column.length === c.profileUrl.length,
+        ),
+      { message: "the identity columns differ in length" },
+    ),
 });
 
 type StoredRosterMemory = z.infer<typeof storedV2>;
 
 function identityColumns(identities: RosterMemory["identities"]): StoredRosterMemory["identities"] {
-  const columns: StoredRosterMemory["identities"] = { profileUrl: [], employeeId: [], email: [] };
+  const profileUrl: string[] = [];
+  const employeeId: Array<string | null> = [];
+  const email: Array<string | null> = [];
+  const name: Array<string | null> = [];
+  const department: Array<string | null> = [];
   for (const [url, who] of identities) {
-    columns.profileUrl.push(url);
-    columns.employeeId.push(who.employeeId ?? null);
-    columns.email.push(who.email ?? null);
+    profileUrl.push(url);
+    employeeId.push(who.employeeId ?? null);
+    email.push(who.email ?? null);
+    name.push(who.name || null);
+    department.push(who.department || null);
   }
-  return columns;
+  return { profileUrl, employeeId, email, name, department };
 }
 
 function identitiesFrom(columns: StoredRosterMemory["identities"]): Map<string, RowIdentity> {
   const out = new Map<string, RowIdentity>();
+  const { name, department } = columns;
   columns.profileUrl.forEach((url, i) => {
-    out.set(url, rowIdentity(columns.employeeId[i] ?? undefined, columns.email[i] ?? undefined));
+    const identity = rowIdentity(columns.employeeId[i] ?? undefined, columns.email[i] ?? undefined);
+    const n = name?.[i] ?? undefined;
+    const d = department?.[i] ?? undefined;
+    out.set(
+      url,
+      n === undefined && d === undefined
+        ? identity
+        : { ...identity, ...(n !== undefined ? { name: n } : {}), ...(d !== undefined ? { department: d } : {}) },
+    );
   });
   return out;
 }
 
-function withFingerprint(lastFingerprint: string | undefined): { lastFingerprint?: string } {
-  return lastFingerprint === undefined ? {} : { lastFingerprint };
+function withFingerprint(
+  lastFingerprint: string | undefined,
+  exportSeenAt?: string | undefined,
+): { lastFingerprint?: string; exportSeenAt?: string } {
+  return {
+    ...(lastFingerprint === undefined ? {} : { lastFingerprint }),
+    ...(exportSeenAt === undefined ? {} : { exportSeenAt }),
+  };
 }
 
 /**
@@ -99,9 +130,10 @@ export function parseStoredMemory(
     return {
       ok: true,
       memory: {
-        ...withFingerprint(stored.lastFingerprint),
+        ...withFingerprint(stored.lastFingerprint, stored.exportSeenAt),
         seen: new Set(stored.seen),
         missing: new Map(stored.missing),
+        missingSince: new Map(stored.missingSince ?? []),
         archivedAt: new Map(stored.archivedAt),
         identities: identitiesFrom(stored.identities),
       },
@@ -113,6 +145,7 @@ export function parseStoredMemory(
       ...withFingerprint(stored.lastFingerprint),
       seen: new Set(Object.keys(stored.seen)),
       missing: new Map(Object.entries(stored.missing)),
+      missingSince: new Map<string, string>(),
       archivedAt: new Map(Object.entries(stored.archivedAt)),
       identities: new Map(
         Object.entries(stored.identities ?? {}).map(([url, who]) => [url, rowIdentity(who.employeeId, who.email)]),
@@ -129,9 +162,10 @@ export function parseStoredMemory(
 export function storedMemory(memory: RosterMemory): string {
   const stored: StoredRosterMemory = {
     version: 2,
-    ...withFingerprint(memory.lastFingerprint),
+    ...withFingerprint(memory.lastFingerprint, memory.exportSeenAt),
     seen: [...memory.seen],
     missing: [...memory.missing],
+    missingSince: [...memory.missingSince],
     archivedAt: [...memory.archivedAt],
     identities: identityColumns(memory.identities),
   };

@@ -50,7 +50,9 @@ describe("retention-sync check", () => {
     expect(result.stdout).toMatch(/✓ Slack token works/);
     expect(result.stdout).toMatch(/✓ Slack channel #hr-alerts \(slack.channel \(SLACK_CHANNEL\)\): exists/);
     expect(result.stdout).toMatch(/✓ Slack channel #retention-ops/);
-    expect(result.stdout).toMatch(/✓ Roster file .*hris.csv is readable/);
+    expect(result.stdout).toMatch(
+      /✓ Roster file .*hris.csv parses: 1 rows \(csv, mapping generic\)\n {4}1 in scope\n {4}no broken rows/,
+    );
     expect(result.stdout).toContain("All checks passed.");
     expect(result.code).toBe(0);
     expect(service.authorizations).toEqual([`Bearer ${service.writeKey}`]);
@@ -137,7 +139,38 @@ describe("retention-sync check", () => {
     expect(result.code).toBe(2);
     expect(failedLines(result.stdout)).toEqual([
       expect.stringMatching(/Service API not configured: set RETENTION_API_URL/),
-      expect.stringMatching(/missing.csv \(HRIS_ROSTER_FILE\) does not exist/),
+      expect.stringMatching(/missing.csv: cannot be read: it does not exist; check roster.file \/ HRIS_ROSTER_FILE/),
+    ]);
+  });
+
+  it("parses the roster as reconcile does: rows in scope, left out and broken, by reason", async () => {
+    writeFileSync(
+      roster,
+      "networkUrl,name,status\n" +
+        "https://www.linkedin.com/in/ada,Ada,Active\n" +
+        "https://www.linkedin.com/in/bob,Bob,Part-Time\n" +
+        ",Cy,Active\n" +
+        "https://example.com/in/dee,Dee,Active\n" +
+        "https://www.linkedin.com/in/ada,Ada again,Active\n" +
+        "https://www.linkedin.com/in/eve,Eve,Terminated\n",
+    );
+    const result = await runCli(["check"], env());
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("hris.csv parses: 6 rows (csv, mapping generic)");
+    expect(result.stdout).toContain("    2 in scope; not in scope: no profile URL 1, terminated 1");
+    expect(result.stdout).toContain(
+      "    broken rows: 2 (invalid-url 1, duplicate 1); reconcile reports them and leaves those people as they are",
+    );
+    expect(result.stdout).toMatch(/ {4}line 5: invalid-url: /);
+    expect(result.stdout).toMatch(/ {4}line 6: duplicate: same person as line 2/);
+  });
+
+  it("fails a roster file that reconcile would refuse, with reconcile's own reason", async () => {
+    writeFileSync(roster, "networkUrl,name,status\nhttps://www.linkedin.com/in/ada,Ada,Terminated\n");
+    const result = await runCli(["check"], env());
+    expect(result.code).toBe(2);
+    expect(failedLines(result.stdout)).toEqual([
+      expect.stringMatching(/hris.csv: none of its 1 rows is in scope .*roster\.include.* \(HRIS_ROSTER_FILE\)$/),
     ]);
   });
 

@@ -1,7 +1,16 @@
 import { describe, expect, it } from "vitest";
 import { HealthMonitor } from "../../src/daemon/health-monitor.js";
+import { createMetrics } from "../../src/daemon/metrics.js";
+import { observeReconcile, observeReconcileFailure } from "../../src/daemon/observe-work.js";
 import { evaluateReadiness } from "../../src/daemon/readiness.js";
-import { AuthenticationError, PaymentRequiredError, ServerError } from "../../src/errors.js";
+import {
+  AuthenticationError,
+  ConfigError,
+  PaymentRequiredError,
+  RosterFileError,
+  ServerError,
+} from "../../src/errors.js";
+import type { ReconcileReport } from "../../src/roster/report.js";
 
 const STALE = 60_000;
 
@@ -89,5 +98,61 @@ describe("a paused request budget", () => {
     expect(health.readiness()).toMatchObject({ ready: false });
     now = 30_000;
     expect(health.readiness().ready).toBe(true);
+  });
+});
+
+describe("needs-operator notes", () => {
+  it("shows each topic's note on /readyz without making the daemon not ready, until the topic clears it", () => {
+    const health = new HealthMonitor(STALE, () => 1_000);
+    health.apiSucceeded();
+    health.needsOperator("mass_archive_guard", "the guard holds 14 archives");
+    health.needsOperator("stale_export", "the export has not changed for 4 days");
+    expect(health.readiness()).toEqual({
+      ready: true,
+      reason: "ok",
+      notes: ["needs operator: the guard holds 14 archives", "needs operator: the export has not changed for 4 days"],
+    });
+    health.needsOperator("mass_archive_guard", undefined);
+    expect(health.readiness().notes).toEqual(["needs operator: the export has not changed for 4 days"]);
+  });
+
+  it("does not take a configuration or roster file error for the service failing", () => {
+    const health = new HealthMonitor(STALE, () => 1_000);
+    health.apiSucceeded();
+    health.apiFailed(new ConfigError("API key", [{ path: "api.key", message: "read-only" }]));
+    health.apiFailed(new RosterFileError("/data/hris.csv", "is empty"));
+    expect(health.readiness()).toEqual({ ready: true, reason: "ok" });
+  });
+
+  it("turns the metric and the note to needs-operator for a guard, a stale export or a read-only key", async () => {
+    const metrics = createMetrics();
+    const health = new HealthMonitor(STALE, () => 1_000);
+    const report = {
+      guard: { managed: 34, percent: 41.2, people: Array(14).fill({}) },
+      findings: [{ kind: "stale-export", severity: "warning", message: "the export has not changed for 4 days" }],
+      export: { ageSeconds: 4 * 86_400 },
+      interrupted: false,
+      exitCode: 3,
+      deferred: { total: 0 },
+      billing: {},
+    } as unknown as ReconcileReport;
+    observeReconcile(metrics, report, health);
+    const text = await metrics.registry.metrics();
+    expect(text).toContain('retention_sync_needs_operator{reason="mass_archive_guard"} 1');
+    expect(text).toContain('retention_sync_needs_operator{reason="stale_export"} 1');
+    expect(text).toContain("retention_sync_roster_export_age_seconds 345600");
+    expect(health.readiness().notes?.[0]).toMatch(/needs operator: the mass-archive guard holds 14 archives of the 34/);
+    observeReconcileFailure(
+      metrics,
+      health,
+      new ConfigError("API key", [{ path: "api.key", message: "the key is read-only (scopes: read)" }]),
+    );
+    expect(await metrics.registry.metrics()).toContain('retention_sync_needs_operator{reason="read_only_key"} 1');
+    const routine = { ...report, guard: undefined, findings: [] } as unknown as ReconcileReport;
+    observeReconcile(metrics, routine, health);
+    const after = await metrics.registry.metrics();
+    expect(after).toContain('retention_sync_needs_operator{reason="mass_archive_guard"} 0');
+    expect(after).toContain('retention_sync_needs_operator{reason="read_only_key"} 0');
+    expect(health.readiness().notes).toBeUndefined();
   });
 });

@@ -204,7 +204,10 @@ describe("reconcile against broken bodies", () => {
       api.set({ [endpoint]: answer });
       const result = await cli(["reconcile", "--file", hris], await freshState());
       expect(result.code).toBe(3);
-      expect(result.stdout).toMatch(/failed add https:\/\/www\.linkedin\.com\/in\/person-6: /);
+      // Every person of the chunk is named as unconfirmed, not only the first URL.
+      expect(result.stdout).toMatch(
+        /failed \(1\):\n\s+add person 6 \(E000006, \w+\) https:\/\/www\.linkedin\.com\/in\/person-6: /,
+      );
       expect(result.stdout).toMatch(says);
       expect(api.writes().map((w) => `${w.method} ${w.path}`)).toEqual(["POST /employees/bulk"]);
     },

@@ -201,9 +201,10 @@ describe("a person whose row breaks is held, not archived, until the row is fixe
   const rest = STAYING.filter((p) => p !== leaver);
   const withRows = (rows: Map<HrisPerson, Partial<HrisPerson>>, people = rest) =>
     toCsv(people.map((p) => ({ ...p, ...rows.get(p) })));
-  const held = (line: number, who: string, what: string, slug: string) =>
-    `line ${line}: the row of ${who} has ${what}; ${who} is on the roster as ${canonicalUrl(slug)}; ` +
-    "fix the row, or remove it to archive them";
+  // The finding names the person by the HRIS name of their last good row (the memory keeps it).
+  const held = (line: number, who: string, what: string, person: HrisPerson) =>
+    `line ${line}: the row of ${who} has ${what}; "${person.name}" is on the roster as ${canonicalUrl(person.slug)} ` +
+    "and would be archived (missing from 1 export); fix the row, or remove it to archive them";
 
   it("a broken URL (matched by employee id) and a formula URL without an id (matched by email): held, the leaver archived", async () => {
     const rows = new Map<HrisPerson, Partial<HrisPerson>>([
@@ -214,7 +215,7 @@ describe("a person whose row breaks is held, not archived, until the row is fixe
     const run = await reconcile(await place("broken-rows.csv", withRows(rows)), ["--json"]);
     const report = JSON.parse(run.stdout) as ReconcileReport;
     // Only the genuine leaver of the same file is archived: the hold is specific.
-    expect(report.removals).toEqual([{ change: "archive", url: canonicalUrl(leaver.slug) }]);
+    expect(report.steps.map((s) => [s.change, s.url])).toEqual([["archive", canonicalUrl(leaver.slug)]]);
     expect(archiveOrErase(run.writes)).toHaveLength(1);
     expect(await activeSlugs()).toEqual(rest.map((p) => p.slug).sort());
     expect(run.code).toBe(3);
@@ -227,12 +228,12 @@ describe("a person whose row breaks is held, not archived, until the row is fixe
       {
         kind: "held-for-broken-row",
         severity: "warning",
-        message: held(lineOf(10), `employee "${byId.employeeId}"`, "an invalid profile URL", byId.slug),
+        message: held(lineOf(10), `employee "${byId.employeeId}"`, "an invalid profile URL", byId),
       },
       {
         kind: "held-for-broken-row",
         severity: "warning",
-        message: held(lineOf(11), `"${byEmail.email}"`, "a spreadsheet formula", byEmail.slug),
+        message: held(lineOf(11), `"${byEmail.email}"`, "a spreadsheet formula", byEmail),
       },
     ]);
   });
@@ -247,7 +248,7 @@ describe("a person whose row breaks is held, not archived, until the row is fixe
     expect(run.writes).toEqual([]);
     expect(await activeSlugs()).toEqual(rest.map((p) => p.slug).sort());
     expect(run.code).toBe(3);
-    const finding = held(lineOf(20), `employee "${emptied.employeeId}"`, "no profile URL", emptied.slug);
+    const finding = held(lineOf(20), `employee "${emptied.employeeId}"`, "no profile URL", emptied);
     expect(run.stdout).toContain("archives held for broken rows: 1");
     expect(run.stdout).toContain(`WARNING: ${finding}`);
     const posted = slack.posted("general");
@@ -262,7 +263,7 @@ describe("a person whose row breaks is held, not archived, until the row is fixe
     const without = rest.filter((p) => p !== emptied);
     const run = await reconcile(await place("row-removed.csv", toCsv(without)), ["--json"]);
     const report = JSON.parse(run.stdout) as ReconcileReport;
-    expect(report.removals).toEqual([{ change: "archive", url: canonicalUrl(emptied.slug) }]);
+    expect(report.steps.map((s) => [s.change, s.url])).toEqual([["archive", canonicalUrl(emptied.slug)]]);
     expect(archiveOrErase(run.writes)).toHaveLength(1);
     expect(await activeSlugs()).toEqual(without.map((p) => p.slug).sort());
     expect(run.code).toBe(0);

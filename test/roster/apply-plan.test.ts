@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { BulkAddResult } from "../../src/api/loose-records.js";
-import { apiErrorFromStatus } from "../../src/errors.js";
+import { ApiNetworkError, apiErrorFromStatus } from "../../src/errors.js";
 import { silentLogger } from "../../src/logger.js";
 import { applyPlan, type RosterWriter } from "../../src/roster/apply-plan.js";
 import type { PlanStep, ReconcilePlan } from "../../src/roster/plan-types.js";
@@ -11,6 +11,7 @@ import {
   type JournalEntry,
 } from "../../src/roster/reconcile-journal.js";
 import { openStateStore } from "../../src/store/state-store.js";
+import { addStep, archiveStep, named, reviveStep, untrackStep } from "./plan-builders.js";
 
 const url = (n: number) => `https://www.linkedin.com/in/p-${n}`;
 const urls = (from: number, count: number) => Array.from({ length: count }, (_, i) => url(from + i));
@@ -80,22 +81,56 @@ describe("applyPlan", () => {
       ok(3),
     ]);
     const result = await applyPlan(
-      plan([
-        { kind: "add", tracked: true, urls: urls(0, 5) },
-        { kind: "add", tracked: true, urls: urls(5, 3) },
-        { kind: "add", tracked: false, urls: urls(8, 3) },
-      ]),
+      plan([addStep(true, urls(0, 5)), addStep(true, urls(5, 3)), addStep(false, urls(8, 3))]),
       deps(client),
     );
     expect(client.calls).toEqual(["bulk:true:5", "bulk:false:3"]);
     expect(result.counts).toMatchObject({ addedTracked: 2, addedUntracked: 3, alreadyPresent: 1 });
-    expect(result.rowErrors).toEqual([{ url: url(3), message: "bad" }]);
+    expect(result.refusals).toEqual([
+      expect.objectContaining({ change: "add", url: url(3), reason: "invalid_url", known: true }),
+    ]);
     expect(result.deferred.map((d) => [d.url, d.reason])).toEqual([
       [url(4), "api-seat-allowance"],
       [url(5), "api-seat-allowance"],
       [url(6), "api-seat-allowance"],
       [url(7), "api-seat-allowance"],
     ]);
+  });
+
+  it("names every refusal with its reason, known or unknown, and the person", async () => {
+    const client = writer([
+      {
+        added: [],
+        addedCount: 1,
+        skipped: [
+          { networkUrl: url(1), reason: "profile_unavailable", kind: "other", message: "profile is private" },
+          // The service echoes a URL in another form: it is still matched to the person.
+          { networkUrl: "http://linkedin.com/in/p-2/", reason: "invalid_url", kind: "invalid_url", message: "bad" },
+        ],
+      },
+    ]);
+    const people = [named(url(0)), named(url(1), { name: "Ada", employeeId: "E1" }), named(url(2), { name: "Bob" })];
+    const result = await applyPlan(plan([{ kind: "add", tracked: true, people }]), deps(client));
+    expect(result.refusals).toEqual([
+      {
+        change: "add",
+        url: url(1),
+        who: { name: "Ada", employeeId: "E1" },
+        reason: "profile_unavailable",
+        known: false,
+        message: expect.stringMatching(/reason this version does not know \(profile_unavailable\): profile is private/),
+      },
+      expect.objectContaining({ url: url(2), who: { name: "Bob" }, reason: "invalid_url", known: true }),
+    ]);
+  });
+
+  it("names all 50 people of a bulk add whose answer was lost, as unconfirmed", async () => {
+    const lost = new ApiNetworkError("POST", "/employees/bulk", "socket hang up");
+    const client = writer([lost]);
+    const result = await applyPlan(plan([addStep(true, urls(0, 50))]), deps(client));
+    expect(result.failures).toHaveLength(50);
+    expect(result.failures.map((f) => f.url)).toEqual(urls(0, 50));
+    expect(result.failures.every((f) => f.unconfirmed && /may have been done/.test(f.message))).toBe(true);
   });
 
   it("stops adding on 429 ROW_QUOTA_EXCEEDED, keeps its Retry-After, and still archives", async () => {
@@ -109,11 +144,7 @@ describe("applyPlan", () => {
     });
     const client = writer([quota]);
     const result = await applyPlan(
-      plan([
-        { kind: "archive", id: 9, url: url(9), tracked: true },
-        { kind: "add", tracked: true, urls: urls(0, 2) },
-        { kind: "add", tracked: false, urls: urls(2, 2) },
-      ]),
+      plan([archiveStep(9, url(9)), addStep(true, urls(0, 2)), addStep(false, urls(2, 2))]),
       deps(client),
     );
     expect(client.calls).toEqual(['patch:9:{"status":"archived"}', "bulk:true:2"]);
@@ -132,11 +163,7 @@ describe("applyPlan", () => {
     });
     const client = writer([declined]);
     const result = await applyPlan(
-      plan([
-        { kind: "add", tracked: true, urls: urls(0, 2) },
-        { kind: "revive", tracked: true, id: 5, url: url(5) },
-        { kind: "untrack", id: 6, url: url(6) },
-      ]),
+      plan([addStep(true, urls(0, 2)), reviveStep(5, url(5)), untrackStep(6, url(6))]),
       deps(client),
     );
     expect(client.calls).toEqual(["bulk:true:2", 'patch:6:{"tracked":false}']);
@@ -161,11 +188,7 @@ describe("applyPlan", () => {
       },
     };
     const result = await applyPlan(
-      plan([
-        { kind: "add", tracked: true, urls: urls(0, 2) },
-        { kind: "add", tracked: true, urls: urls(2, 2) },
-        { kind: "add", tracked: true, urls: urls(4, 2) },
-      ]),
+      plan([addStep(true, urls(0, 2)), addStep(true, urls(2, 2)), addStep(true, urls(4, 2))]),
       { ...deps(client), journal, signal: controller.signal, onProgress: (done) => done === 2 && controller.abort() },
     );
     expect(seenInflight).toEqual([urls(0, 2), urls(2, 2)]);

@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import type { Exclusion } from "../../src/roster/collect-roster-rows.js";
 import {
   advanceMemory,
   type DesiredPerson,
@@ -13,7 +14,7 @@ import {
 
 const now = new Date("2026-11-23T10:00:00Z");
 const url = (n: number) => `https://www.linkedin.com/in/p-${n}`;
-const rules: DiffRules = { archiveUnknown: false, archiveAfterMissingRuns: 2 };
+const rules: DiffRules = { archiveUnknown: false, archiveAfterMissingExports: 2 };
 
 /** Person n of the HRIS file; `tracked: false` is what the reader makes of an untracked department. */
 const wanted = (n: number, tracked = true): DesiredPerson => ({ line: n + 2, index: n, profileUrl: url(n), tracked });
@@ -56,6 +57,15 @@ describe("diffRoster", () => {
     expect(d.add).toEqual([]);
   });
 
+  it("says since when a rehire was archived only when an earlier run saw it, not when this run first sees it", () => {
+    const archived = [onService(1, { tracked: false, archived: true })];
+    const earlier = "2026-10-01T02:00:00.000Z";
+    const known = { ...memoryOf([1]), archivedAt: new Map([[url(1), earlier]]) };
+    expect(diff([wanted(1)], archived, known).revive).toEqual([{ person: wanted(1), id: 101, archivedSince: earlier }]);
+    const fresh = advanceMemory(memoryOf([1]), { fingerprint: "a", desired: [wanted(1)], known: [] }, archived, now);
+    expect(diff([wanted(1)], archived, fresh).revive).toEqual([{ person: wanted(1), id: 101 }]);
+  });
+
   it("changes nothing for people on the service as the file wants them", () => {
     const d = diff([wanted(1), wanted(2, false)], [onService(1), onService(2, { tracked: false })], memoryOf([1, 2]));
     expect(urlsOf(d)).toEqual({ add: [], revive: [], track: [], untrack: [], archive: [] });
@@ -75,7 +85,9 @@ describe("diffRoster", () => {
     expect(once.archive).toEqual([]);
     expect(once.waiting).toBe(1);
     const twice = diff([wanted(1)], service, memoryOf([1, 2], [[2, 2]]));
-    expect(twice.archive).toEqual([{ id: 102, profileUrl: url(2), tracked: true, missingRuns: 2 }]);
+    expect(twice.archive).toEqual([
+      { id: 102, profileUrl: url(2), tracked: true, missingExports: 2, who: {}, cause: "left" },
+    ]);
     expect(twice.waiting).toBe(0);
   });
 
@@ -118,6 +130,79 @@ describe("diffRoster", () => {
     expect([d.waiting, d.currentActive, d.currentTracked]).toEqual([0, 0, 0]);
   });
 
+  it("archives someone the export marks terminated at once, naming the row, and lets out-of-scope people wait", () => {
+    const service = [onService(1), onService(2), onService(3)];
+    const terminated: Exclusion = {
+      person: { ...wanted(2), name: "Ada Lovelace", employeeId: "E2", department: "Eng" },
+      reason: "terminated",
+      detail: 'status "Terminated"',
+    };
+    const contractor: Exclusion = { person: wanted(3), reason: "out-of-scope", detail: 'status "Contractor"' };
+    const exclusions = new Map([
+      [url(2), terminated],
+      [url(3), contractor],
+    ]);
+    const d = diffRoster({
+      desired: [wanted(1)],
+      exclusions,
+      current: service,
+      memory: memoryOf([1, 2, 3]),
+      rules,
+      now,
+    });
+    expect(d.archive).toEqual([
+      {
+        id: 102,
+        profileUrl: url(2),
+        tracked: true,
+        missingExports: 0,
+        who: { name: "Ada Lovelace", employeeId: "E2", department: "Eng", line: 4 },
+        cause: "terminated",
+        detail: 'status "Terminated"',
+      },
+    ]);
+    expect(d.waiting).toBe(1);
+    const later = diffRoster({
+      desired: [wanted(1)],
+      exclusions,
+      current: service,
+      memory: memoryOf([1, 2, 3], [[3, 2]]),
+      rules,
+      now,
+    });
+    expect(later.archive.map((a) => [a.profileUrl, a.cause, a.detail])).toEqual([
+      [url(2), "terminated", 'status "Terminated"'],
+      [url(3), "out-of-scope", 'status "Contractor"'],
+    ]);
+  });
+
+  it("names a leaver from the memory of their last row, and says since when they are missing", () => {
+    const service = [onService(1), onService(2)];
+    const ada = { ...wanted(2), name: "Ada Lovelace", employeeId: "E2", department: "Eng" };
+    const monday = new Date("2026-11-23T02:00:00Z");
+    const tuesday = new Date("2026-11-24T02:00:00Z");
+    const m0 = advanceMemory(EMPTY_MEMORY, { fingerprint: "sun", desired: [wanted(1), ada], known: [] }, service, now);
+    const m1 = advanceMemory(m0, { fingerprint: "mon", desired: [wanted(1)], known: [] }, service, monday);
+    const m2 = advanceMemory(m1, { fingerprint: "tue", desired: [wanted(1)], known: [] }, service, tuesday);
+    expect(m2.missing.get(url(2))).toBe(2);
+    expect(m2.missingSince.get(url(2))).toBe(monday.toISOString());
+    const [archive] = diff([wanted(1)], service, m2).archive;
+    expect(archive).toMatchObject({
+      who: { name: "Ada Lovelace", employeeId: "E2", department: "Eng" },
+      cause: "left",
+      missingExports: 2,
+      since: monday.toISOString(),
+    });
+  });
+
+  it("counts the people managed from the HRIS export: the guard's denominator, not the whole service roster", () => {
+    const service = [onService(1), onService(2), onService(3), onService(50), onService(51), onService(52)];
+    const d = diff([wanted(1), wanted(2)], service, memoryOf([1, 2, 3], [[3, 2]]));
+    expect(d.currentActive).toBe(6);
+    expect(d.managedActive).toBe(3);
+    expect(d.unknown).toBe(3);
+  });
+
   it("takes the live row when the service holds one URL twice, archived and live", () => {
     const service = [onService(1, { archived: true }), { ...onService(1), id: 555 }];
     const d = diff([wanted(1)], service, memoryOf([1]));
@@ -139,7 +224,7 @@ const scenario = fc.record({
   seen: fc.uniqueArray(pool, { maxLength: 31 }),
   missing: fc.uniqueArray(fc.tuple(pool, fc.integer({ min: 0, max: 4 })), { selector: ([n]) => n, maxLength: 31 }),
   archiveUnknown: fc.boolean(),
-  archiveAfterMissingRuns: fc.integer({ min: 1, max: 3 }),
+  archiveAfterMissingExports: fc.integer({ min: 1, max: 3 }),
 });
 
 /** The service after the diff's changes (the plan's caps left out). */
@@ -166,7 +251,7 @@ describe("diffRoster, any file against any service", () => {
         const desired = s.desired.map(({ n, tracked }) => wanted(n, tracked));
         const current = s.current.map(({ n, tracked, archived }) => onService(n, { tracked, archived }));
         const memory = memoryOf(s.seen, s.missing);
-        const r = { archiveUnknown: s.archiveUnknown, archiveAfterMissingRuns: s.archiveAfterMissingRuns };
+        const r = { archiveUnknown: s.archiveUnknown, archiveAfterMissingExports: s.archiveAfterMissingExports };
         const d = diff(desired, current, memory, r);
         const b = urlsOf(d);
         const wantedUrls = new Set(desired.map((p) => p.profileUrl));
@@ -192,7 +277,7 @@ describe("diffRoster, any file against any service", () => {
         const notWanted = liveBefore.filter((p) => !wantedUrls.has(p.profileUrl));
         expect(d.archive.length + d.held.length + d.waiting + d.unknown).toBe(notWanted.length);
         for (const a of d.archive) {
-          expect(a.missingRuns).toBeGreaterThanOrEqual(s.archiveAfterMissingRuns);
+          expect(a.missingExports).toBeGreaterThanOrEqual(s.archiveAfterMissingExports);
           expect(s.archiveUnknown || memory.seen.has(a.profileUrl)).toBe(true);
         }
         expect(d.currentActive).toBe(liveBefore.length);

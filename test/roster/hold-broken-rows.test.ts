@@ -19,7 +19,7 @@ import { rosterDir } from "../helpers/roster-files.js";
 
 const now = new Date("2026-11-23T10:00:00Z");
 const url = (n: number) => `https://www.linkedin.com/in/p-${n}`;
-const rules = { archiveUnknown: false, archiveAfterMissingRuns: 1 };
+const rules = { archiveUnknown: false, archiveAfterMissingExports: 1 };
 const planRules: PlanRules = {
   priorityDepartments: [],
   maxArchivePercent: 100,
@@ -125,14 +125,20 @@ describe("diffRoster: archives held for broken rows", () => {
         id: 1,
         profileUrl: url(0),
         tracked: true,
-        missingRuns: 1,
+        missingExports: 1,
+        who: { employeeId: "E0" },
+        cause: "left",
+        since: now.toISOString(),
         rows: [{ line: 5, reason: "invalid-url", by: "employeeId", value: "E0" }],
       },
       {
         id: 2,
         profileUrl: url(1),
         tracked: true,
-        missingRuns: 1,
+        missingExports: 1,
+        who: { employeeId: "E1" },
+        cause: "left",
+        since: now.toISOString(),
         rows: [
           { line: 9, reason: "missing-url", by: "email", value: "p1@example.com" },
           { line: 11, reason: "formula-cell", by: "employeeId", value: "E1" },
@@ -147,14 +153,14 @@ describe("diffRoster: archives held for broken rows", () => {
       {
         kind: "held-for-broken-row",
         severity: "warning",
-        message: `line 5: the row of employee "E0" has an invalid profile URL; employee "E0" is on the roster as ${url(0)}; fix the row, or remove it to archive them`,
+        message: `line 5: the row of employee "E0" has an invalid profile URL; employee "E0" is on the roster as ${url(0)} and would be archived (missing from 1 export); fix the row, or remove it to archive them`,
       },
       {
         kind: "held-for-broken-row",
         severity: "warning",
         message:
           `line 9: the row of "p1@example.com" has no profile URL; line 11: the row of employee "E1" has a spreadsheet formula; ` +
-          `"p1@example.com" is on the roster as ${url(1)}; fix the rows, or remove them to archive them`,
+          `"p1@example.com" is on the roster as ${url(1)} and would be archived (missing from 1 export); fix the rows, or remove them to archive them`,
       },
     ]);
   });
@@ -186,7 +192,7 @@ describe("diffRoster: archives held for broken rows", () => {
       brokenRows,
       current,
       memory: next,
-      rules: { ...rules, archiveAfterMissingRuns: 2 },
+      rules: { ...rules, archiveAfterMissingExports: 2 },
       now,
     });
     expect(diff.held).toEqual([]);

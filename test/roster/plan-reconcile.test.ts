@@ -20,7 +20,7 @@ const rules: PlanRules = {
   maxArchiveCount: 10_000,
   allowMassArchive: false,
 };
-const diffRules = { archiveUnknown: false, archiveAfterMissingRuns: 1 };
+const diffRules = { archiveUnknown: false, archiveAfterMissingExports: 1 };
 
 function billing(over: {
   status?: string;
@@ -46,7 +46,8 @@ function apply(current: ServicePerson[], plan: ReconcilePlan): ServicePerson[] {
   let next = 10_000;
   for (const s of plan.steps) {
     if (s.kind === "add")
-      for (const u of s.urls) byId.set(next++, { id: next, profileUrl: u, tracked: s.tracked, archived: false });
+      for (const { url: u } of s.people)
+        byId.set(next++, { id: next, profileUrl: u, tracked: s.tracked, archived: false });
     else {
       const p = byId.get(s.id);
       if (!p) throw new Error(`no ${s.id}`);
@@ -115,13 +116,13 @@ describe("planReconcile", () => {
         // Never over a cap.
         const added =
           plan.steps.filter((x) => x.kind === "track" || (x.kind === "revive" && x.tracked)).length +
-          plan.steps.reduce((n, x) => n + (x.kind === "add" && x.tracked ? x.urls.length : 0), 0);
+          plan.steps.reduce((n, x) => n + (x.kind === "add" && x.tracked ? x.people.length : 0), 0);
         expect(added).toBeLessThanOrEqual(s.left);
         if (s.maxSeats !== undefined) expect(trackedAfter).toBeLessThanOrEqual(Math.max(s.maxSeats, trackedBefore));
         if (s.maxMonthlyUsd !== undefined)
           expect(trackedAfter * 5).toBeLessThanOrEqual(Math.max(s.maxMonthlyUsd, trackedBefore * 5));
         expect(trackedAfter - trackedBefore).toBe(plan.seatDelta);
-        for (const step of plan.steps) if (step.kind === "add") expect(step.urls.length).toBeLessThanOrEqual(50);
+        for (const step of plan.steps) if (step.kind === "add") expect(step.people.length).toBeLessThanOrEqual(50);
         // Desired state reached, except what was deferred.
         const deferred = new Set(plan.deferred.map((d) => d.url));
         const liveByUrl = new Map(live.map((p) => [p.profileUrl, p]));
@@ -161,8 +162,20 @@ describe("planReconcile", () => {
     }));
     const diff = diffRoster({ desired, current: [], memory: EMPTY_MEMORY, rules: diffRules, now });
     const plan = planReconcile({ diff, budget: seatBudget({ billing: billing({ left: 3 }), now }), rules });
-    expect(plan.steps).toEqual([{ kind: "add", tracked: true, urls: [url(1), url(3), url(0)] }]);
-    expect(plan.deferred).toEqual([expect.objectContaining({ url: url(2), reason: "api-seat-allowance", line: 4 })]);
+    expect(plan.steps).toEqual([
+      {
+        kind: "add",
+        tracked: true,
+        people: [
+          { url: url(1), who: { line: 3, department: "Sales" }, reason: { why: "joiner" } },
+          { url: url(3), who: { line: 5, department: "Sales" }, reason: { why: "joiner" } },
+          { url: url(0), who: { line: 2, department: "Eng" }, reason: { why: "joiner" } },
+        ],
+      },
+    ]);
+    expect(plan.deferred).toEqual([
+      expect.objectContaining({ url: url(2), reason: "api-seat-allowance", who: { line: 4, department: "Eng" } }),
+    ]);
     expect(plan.monthlyCostDeltaUsd).toBe(15);
   });
 
@@ -181,7 +194,15 @@ describe("planReconcile", () => {
         budget: seatBudget({ billing: b, now }),
         rules,
       });
-      expect(plan.steps).toEqual([{ kind: "untrack", id: 2, url: url(2) }]);
+      expect(plan.steps).toEqual([
+        {
+          kind: "untrack",
+          id: 2,
+          url: url(2),
+          who: { line: 3, department: "Support" },
+          reason: { why: "untracked-department", department: "Support" },
+        },
+      ]);
       expect(plan.deferred).toEqual([expect.objectContaining({ url: url(1), reason })]);
       expect(plan.findings.map((f) => f.kind)).toEqual(["billing-blocked"]);
     }
@@ -198,7 +219,7 @@ describe("planReconcile", () => {
       .slice(0, 7)
       .map((c, index) => ({ line: index + 2, index, profileUrl: c.profileUrl, tracked: true }));
     const seen = { ...EMPTY_MEMORY, seen: new Set(current.map((c) => c.profileUrl)) };
-    const twoRuns = { ...diffRules, archiveAfterMissingRuns: 2 };
+    const twoRuns = { ...diffRules, archiveAfterMissingExports: 2 };
     const m1 = advanceMemory(seen, { fingerprint: "a", desired, known: [] }, current, now);
     const d1 = diffRoster({ desired, current, memory: m1, rules: twoRuns, now });
     expect(d1.archive).toEqual([]);
@@ -213,6 +234,13 @@ describe("planReconcile", () => {
     expect(guarded.steps).toEqual([]);
     expect(guarded.guardedArchives).toBe(3);
     expect(guarded.findings[0]?.message).toMatch(/--allow-mass-archive/);
+    // Measured against the 10 people managed from the export: 3 of 10 is 30 %.
+    expect(guarded.guard).toMatchObject({ managed: 10, percent: 30 });
+    expect(guarded.guard?.people.map((p) => [p.url, p.reason])).toEqual(
+      [7, 8, 9].map((n) => [url(n), { why: "left", missingExports: 2, since: now.toISOString() }]),
+    );
+    expect(guarded.findings[0]?.message).toMatch(/3 of the 10 people managed from the HRIS export \(30\.0 %\)/);
+    expect(guarded.findings[0]?.message).toContain(`(no name) ${url(7)}`);
     const approved = planReconcile({
       diff: d2,
       budget,
@@ -220,6 +248,40 @@ describe("planReconcile", () => {
     });
     expect(approved.steps.map((s) => s.kind)).toEqual(["archive", "archive", "archive"]);
     expect(approved.seatDelta).toBe(-3);
+  });
+
+  it("measures the guard against the people managed from the export, not the whole service roster", () => {
+    // 34 people came from the HRIS export; 300 more are on the service from other doors.
+    const fromFile: ServicePerson[] = Array.from({ length: 34 }, (_, i) => ({
+      id: i + 1,
+      profileUrl: url(i),
+      tracked: true,
+      archived: false,
+    }));
+    const others: ServicePerson[] = Array.from({ length: 300 }, (_, i) => ({
+      id: 1000 + i,
+      profileUrl: `https://www.linkedin.com/in/other-${i}`,
+      tracked: true,
+      archived: false,
+    }));
+    const current = [...fromFile, ...others];
+    const desired: DesiredPerson[] = fromFile
+      .slice(14)
+      .map((c, index) => ({ line: index + 2, index, profileUrl: c.profileUrl, tracked: true }));
+    const memory = {
+      ...EMPTY_MEMORY,
+      seen: new Set(fromFile.map((c) => c.profileUrl)),
+      missing: new Map(fromFile.slice(0, 14).map((c) => [c.profileUrl, 2] as const)),
+    };
+    const diff = diffRoster({ desired, current, memory, rules: { ...diffRules, archiveAfterMissingExports: 2 }, now });
+    expect(diff.archive).toHaveLength(14);
+    const plan = planReconcile({
+      diff,
+      budget: seatBudget({ billing: billing({}), now }),
+      rules: { ...rules, maxArchivePercent: 10 },
+    });
+    expect(plan.guardedArchives).toBe(14);
+    expect(plan.guard).toMatchObject({ managed: 34, percent: 41.2 });
   });
 
   it("leaves people from other doors alone unless archiveUnknown, and erases long-archived people when asked", () => {

@@ -72,7 +72,6 @@ describe("readRoster: CSV", () => {
       employeeId: "7",
       name: "Ada L",
       department: "Eng",
-      title: "CTO",
       profileUrl: canonicalUrl("ada-b"),
     });
     const workday =
@@ -192,10 +191,9 @@ describe("readRoster: CSV", () => {
     }
   });
 
-  it("keeps every value of a column that stops repeating (more distinct titles than are shared)", async () => {
-    const people = makePeople(25_000).map((p, i) => ({ ...p, title: `Title ${i}`, department: i % 2 ? "Eng" : "Ops" }));
-    const roster = await read("titles.csv", toCsv(people));
-    expect(roster.people.map((p) => p.title)).toEqual(people.map((p) => p.title));
+  it("keeps every value of a column that stops repeating (more distinct departments than are shared)", async () => {
+    const people = makePeople(25_000).map((p, i) => ({ ...p, department: `Team ${i}` }));
+    const roster = await read("teams.csv", toCsv(people));
     expect(roster.people.map((p) => p.department)).toEqual(people.map((p) => p.department));
   });
 
@@ -231,6 +229,24 @@ describe("readRoster: JSON and NDJSON", () => {
       ).toEqual(people.map((p) => canonicalUrl(p.slug)));
     }
     expect((await read("f.export", toNdjson(people))).format).toBe("ndjson");
+  });
+
+  it("reads BambooHR's Status (Active/Inactive) before its Employment Status: part-time staff stay in scope", async () => {
+    const bamboo =
+      "Employee #,First Name,Last Name,Department,Employment Status,Status,LinkedIn,Termination Date\n" +
+      "1,Ada,Full,Eng,Full-Time,Active,linkedin.com/in/ada-full,\n" +
+      "2,Bob,Part,Eng,Part-Time,Active,linkedin.com/in/bob-part,\n" +
+      "3,Cy,Gone,Eng,Terminated,Inactive,linkedin.com/in/cy-gone,2026-10-31\n" +
+      "4,Di,Leave,Eng,Full-Time,On Leave,linkedin.com/in/di-leave,\n";
+    const b = await read("bamboo2.csv", bamboo, { mapping: "bamboohr" });
+    expect(b.people.map((p) => p.name)).toEqual(["Ada Full", "Bob Part", "Di Leave"]);
+    expect(b.problems.map((p) => [p.line, p.reason, p.message])).toEqual([
+      [4, "terminated", 'terminated on "2026-10-31"'],
+    ]);
+    // A BambooHR export with only the Employment Status column: part-time people are in scope by default.
+    const only =
+      "Employee #,Employment Status,LinkedIn\n1,Part-Time,linkedin.com/in/p-t\n2,Full-Time,linkedin.com/in/f-t\n";
+    expect((await read("bamboo3.csv", only, { mapping: "bamboohr" })).people).toHaveLength(2);
   });
 
   it("reads non-string values as text", async () => {
@@ -337,10 +353,11 @@ describe("readRoster: cells that are formulas, duplicates of one employee, value
     ].join("\n");
     const roster = await read("formula-fields.csv", `${csv}\n`);
     expect(roster.people.map((p) => p.profileUrl)).toEqual(["aaa-1", "aaa-2", "aaa-3"].map(canonicalUrl));
-    expect(roster.people[0]).not.toHaveProperty("name");
+    // Every field of a person is present (one shape for all rows): a dropped one is undefined.
+    expect(roster.people[0]?.name).toBeUndefined();
     expect(roster.people[0]?.department).toBe("Eng");
-    expect(roster.people[1]).not.toHaveProperty("employeeId");
-    expect(roster.people[1]).not.toHaveProperty("department");
+    expect(roster.people[1]?.employeeId).toBeUndefined();
+    expect(roster.people[1]?.department).toBeUndefined();
     expect(roster.people[2]).toMatchObject({ name: "-", department: "- none -" });
     expect(roster.problems.map((p) => [p.line, p.reason])).toEqual([
       [2, "formula-cell"],
@@ -400,12 +417,82 @@ describe("readRoster: broken JSON and NDJSON", () => {
     await structural("empty.json", "[]", /holds no people/);
   });
 
-  it("refuses a JSON file over 100 MiB without reading it", async () => {
+  it("streams a JSON array instead of reading it whole: a hole of NUL bytes past the head is named", async () => {
     const file = await files.write("huge.json", `[${'{"networkUrl":"linkedin.com/in/aaa-1"},'.repeat(3000)}`);
     await truncate(file, 101 * 1024 * 1024);
-    await expect(readRoster(rosterReadOptions(rules, file, now))).rejects.toThrow(
-      /is 101 MiB, over the 100 MiB .*CSV or NDJSON/,
+    await expect(readRoster(rosterReadOptions(rules, file, now))).rejects.toThrow(/NUL byte at byte 117001/);
+  });
+
+  it("streams a JSON array: a record over 1 MiB is refused, a truncated one named", async () => {
+    await structural(
+      "long.json",
+      `[${JSON.stringify({ networkUrl: "linkedin.com/in/aaa-1" })},{"name":"${"a".repeat(2 * 1024 * 1024)}"}]`,
+      /record 2 is longer than 1 MiB/,
     );
+    await structural(
+      "cut2.json",
+      `[${JSON.stringify({ networkUrl: "linkedin.com/in/aaa-1" })},{"name":"A`,
+      /not valid JSON/,
+    );
+  });
+
+  it("reads Workday RaaS JSON (rows in Report_Entry, field aliases with _, Active_Status 1/0)", async () => {
+    const raas = {
+      Report_Entry: [
+        {
+          Employee_ID: "21001",
+          Worker: "Logan McNeil",
+          Supervisory_Organization: "Engineering",
+          Primary_Work_Email: "lmcneil@example.com",
+          Active_Status: "1",
+          LinkedIn_Profile_URL: "https://www.linkedin.com/in/logan-mcneil",
+        },
+        {
+          Employee_ID: "21002",
+          Worker: "Sam Left",
+          Supervisory_Organization: "Sales",
+          Active_Status: "0",
+          LinkedIn_Profile_URL: "https://www.linkedin.com/in/sam-left",
+        },
+        // Another report shape in the same file: each record is read by its own keys.
+        {
+          Worker_ID: "21003",
+          Legal_Name_First_Name: "Kim",
+          Legal_Name_Last_Name: "Lee",
+          LinkedIn: "linkedin.com/in/kim-lee",
+        },
+      ],
+    };
+    const roster = await read("raas.json", JSON.stringify(raas), { mapping: "workday" });
+    expect(roster.people).toEqual([
+      expect.objectContaining({
+        employeeId: "21001",
+        name: "Logan McNeil",
+        department: "Engineering",
+        email: "lmcneil@example.com",
+        profileUrl: canonicalUrl("logan-mcneil"),
+      }),
+      expect.objectContaining({ employeeId: "21003", name: "Kim Lee", profileUrl: canonicalUrl("kim-lee") }),
+    ]);
+    expect([...roster.exclusions.values()].map((e) => [e.person.name, e.reason, e.detail])).toEqual([
+      ["Sam Left", "terminated", 'status "0" (not active)'],
+    ]);
+    // A wrapper key is recognised whatever its case and separators; one nested deeper is not.
+    const nested = await read(
+      "nested.json",
+      JSON.stringify({ meta: { employees: [1] }, report_entry: raas.Report_Entry }),
+      {
+        mapping: "workday",
+      },
+    );
+    expect(nested.people).toHaveLength(2);
+  });
+
+  it("refuses more rows than roster.maxRows as soon as it gets there", async () => {
+    await structural("many.csv", toCsv(makePeople(30)), /more than 25 rows \(roster\.maxRows; stopped at line 27\)/, {
+      maxRows: 25,
+    });
+    await structural("many.ndjson", toNdjson(makePeople(30)), /more than 25 rows/, { maxRows: 25 });
   });
 
   it("streams NDJSON: a last line without a line break is read, a line over 1 MiB is refused", async () => {

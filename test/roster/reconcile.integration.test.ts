@@ -26,7 +26,9 @@ describe("reconcile against the emulator", () => {
     expect(first.deferred.byReason).toEqual({ "api-seat-allowance": 250 });
     expect(first.seatDelta).toBe(200);
     expect(first.monthlyCostDeltaUsd).toBe(1000);
-    expect(first.exitCode).toBe(3);
+    // The daily allowance lifts by itself: routine, nothing for a person to do.
+    expect(first.attention).toEqual([]);
+    expect(first.exitCode).toBe(0);
     expect((await h.takeWrites()).filter((w) => w.path === "/api/v1/employees/bulk")).toHaveLength(4);
 
     await h.control("clock", { advanceSeconds: DAY + 60 });
@@ -61,7 +63,10 @@ describe("reconcile against the emulator", () => {
     expect(same.planned.archive).toBe(0);
     const rerun = await h.reconcile(await h.files.write("d2.csv", toCsv(without)));
     expect(rerun.planned.archive).toBe(2);
-    expect(rerun.removals?.map((r) => r.url).sort()).toEqual([canonicalUrl("person-0"), canonicalUrl("person-1")]);
+    expect(rerun.steps.map((s) => [s.change, s.url, s.who.name, s.reason.why])).toEqual([
+      ["archive", canonicalUrl("person-0"), "person 0", "left"],
+      ["archive", canonicalUrl("person-1"), "person 1", "left"],
+    ]);
     expect(rerun.applied?.archived).toBe(2);
     const archived = (await h.roster()).filter((e) => e.status === "archived").map((e) => e.networkUrl);
     expect(archived.sort()).toEqual([canonicalUrl("person-0"), canonicalUrl("person-1")]);
@@ -141,6 +146,7 @@ describe("reconcile against the emulator", () => {
       path: "/billing",
     });
     const client = {
+      me: h.client.me.bind(h.client),
       listEmployees: h.client.listEmployees.bind(h.client),
       getBilling: () => Promise.reject(refused),
       bulkAddEmployees: h.client.bulkAddEmployees.bind(h.client),
@@ -150,8 +156,8 @@ describe("reconcile against the emulator", () => {
     };
     const config = configSchema.parse({ roster: { file } });
     const report = await reconcileOnce({ config, client, store: h.store, logger: silentLogger() });
-    // Two pages of 100 people, then /billing refused.
-    expect(report.requests).toBe(3);
+    // GET /me, two pages of 100 people, then /billing refused.
+    expect(report.requests).toBe(4);
     expect(report.billing).toEqual({ state: "inactive", planStatus: undefined, perSeatUsd: 5 });
     expect(report.findings.map((f) => f.kind)).toEqual(["billing-blocked"]);
     expect(report.exitCode).toBe(3);
@@ -234,16 +240,17 @@ describe("reconcile against the emulator", () => {
       missing: { [urls[0] ?? ""]: 1, [urls[1] ?? ""]: 1 },
       archivedAt: {},
     });
+    // The old option name still counts exports.
     const second = await h.reconcile(await h.files.write("v1.csv", toCsv(people.slice(2))), {
       archiveAfterMissingRuns: 2,
     });
-    expect(second.removals?.map((r) => r.url).sort()).toEqual([urls[0], urls[1]]);
+    expect(second.steps.map((s) => s.url).sort()).toEqual([urls[0], urls[1]]);
 
     await memory.set(MEMORY_KEY, { version: 2, seen: "everyone" });
     const logs = captureLogs({ level: "warn" });
     const third = await h.reconcile(
       await h.files.write("v1.csv", toCsv(people.slice(3))),
-      { archiveAfterMissingRuns: 2 },
+      { archiveAfterMissingExports: 2 },
       {},
       logs.logger,
     );

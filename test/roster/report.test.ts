@@ -1,128 +1,314 @@
 import { describe, expect, it } from "vitest";
 import type { Billing } from "../../src/api/schemas.js";
 import type { ApplyResult } from "../../src/roster/apply-plan.js";
+import type { RosterPerson } from "../../src/roster/collect-roster-rows.js";
 import { diffRoster, EMPTY_MEMORY } from "../../src/roster/diff-roster.js";
 import { planReconcile, refusedPlan } from "../../src/roster/plan-reconcile.js";
 import type { ReconcilePlan } from "../../src/roster/plan-types.js";
 import type { RosterFile } from "../../src/roster/read-roster.js";
 import {
+  attentionOf,
   buildReport,
   type ReconcileOutcome,
   type ReconcileReport,
-  renderReportSlack,
-  renderReportText,
   reportExitCode,
   reportedProblems,
-  slackCodeText,
 } from "../../src/roster/report.js";
+import { renderReportSlack, SLACK_LIST_LIMIT, slackCodeText } from "../../src/roster/report-slack.js";
+import { renderReportText } from "../../src/roster/report-text.js";
 import { DEFAULT_SEAT_USD, refusedBudget, seatBudget } from "../../src/roster/seat-budget.js";
 
-const base: ReconcileReport = {
+const url = (n: number) => `https://www.linkedin.com/in/p-${n}`;
+const startedAt = new Date("2026-11-23T02:00:00.000Z");
+const finishedAt = new Date("2026-11-23T02:00:04.200Z");
+
+function person(n: number, over: Partial<RosterPerson> = {}): RosterPerson {
+  return {
+    line: n + 1,
+    index: n - 1,
+    profileUrl: url(n),
+    tracked: true,
+    name: `Person ${n}`,
+    employeeId: `E${n}`,
+    department: "Eng",
+    ...over,
+  };
+}
+
+function rosterOf(people: RosterPerson[], problems: RosterFile["problems"] = []): RosterFile {
+  return {
+    file: "/data/hris.csv",
+    format: "csv",
+    fingerprint: "f1",
+    modifiedAt: startedAt.toISOString(),
+    notices: [],
+    rowCount: people.length + problems.length,
+    people,
+    byUrl: new Map(people.map((p) => [p.profileUrl, p])),
+    excluded: [],
+    exclusions: new Map(),
+    problems,
+  };
+}
+
+const roster = rosterOf(
+  [1, 2, 3].map((n) => person(n)),
+  [{ line: 5, reason: "invalid-url", message: "not a LinkedIn URL", email: "x@example.com" }],
+);
+
+const billing = (over: { perSeatUsd?: number; chargeFailed?: boolean; left?: number } = {}): Billing =>
+  ({
+    organizationId: 1,
+    seats: { billable: 42 },
+    plan: { status: "active", perSeatUsd: over.perSeatUsd ?? 5 },
+    estimate: {},
+    trial: { onFreeTrial: false },
+    seatSettlement: { chargeFailed: over.chargeFailed ?? false, unbilledSeats: 3 },
+    apiSeatAllowance: { perDay: 200, usedLast24h: 0, left: over.left ?? 200 },
+  }) as Billing;
+const rules = { priorityDepartments: [], maxArchivePercent: 10, maxArchiveCount: 50, allowMassArchive: false };
+const diffRules = { archiveUnknown: false, archiveAfterMissingExports: 2 };
+
+function planFor(file: RosterFile, b: Billing): { plan: ReconcilePlan; budget: ReturnType<typeof seatBudget> } {
+  const diff = diffRoster({ desired: file, current: [], memory: EMPTY_MEMORY, rules: diffRules, now: startedAt });
+  const budget = seatBudget({ billing: b, now: startedAt });
+  return { plan: planReconcile({ diff, budget, rules }), budget };
+}
+
+const outcome = (over: Partial<ReconcileOutcome> & Pick<ReconcileOutcome, "plan" | "budget">): ReconcileOutcome => ({
   dryRun: false,
-  file: "/data/hris.csv",
-  startedAt: "2026-11-23T02:00:00.000Z",
-  durationMs: 4200,
-  rows: {
-    read: 12,
-    inScope: 10,
-    byReason: { "invalid-url": 1, terminated: 1 },
-    problems: [{ line: 7, reason: "invalid-url", message: "not a LinkedIn URL" }],
-  },
-  notices: ["the file is semicolon-separated, not comma-separated; read it as such"],
-  billing: { state: "paying", planStatus: "active", perSeatUsd: 5 },
-  planned: { add: 9, revive: 1, track: 0, untrack: 0, archive: 2, erase: 0 },
-  seatDelta: 8,
-  monthlyCostDeltaUsd: 40,
-  guardedArchives: 0,
-  heldForBrokenRows: 0,
-  waitingToArchive: 3,
-  unknownLeftAlone: 4,
-  applied: {
-    addedTracked: 7,
+  file: roster.file,
+  startedAt,
+  finishedAt,
+  roster,
+  readRequests: 3,
+  ...over,
+});
+
+const appliedNothing: ApplyResult = {
+  counts: {
+    addedTracked: 0,
     addedUntracked: 0,
     alreadyPresent: 0,
-    revived: 1,
+    revived: 0,
     tracked: 0,
     untracked: 0,
-    archived: 2,
+    archived: 0,
     erased: 0,
   },
-  deferred: { total: 2, byReason: { "api-seat-allowance": 2 }, items: [] },
-  findings: [],
+  deferred: [],
+  refusals: [],
   failures: [],
-  serviceRowErrors: [],
-  requests: 9,
-  writeRequests: 4,
+  writeRequests: 0,
   interrupted: false,
-  retryAfterSeconds: 3600,
-  exitCode: 3,
 };
 
-describe("report", () => {
-  it("renders counts, deltas, deferrals with their reason, and row errors with line numbers", () => {
-    const text = renderReportText(base);
-    expect(text).toMatch(/^Reconcile report: \/data\/hris\.csv/);
-    expect(text).toMatch(/add\s+9\s+7/);
-    expect(text).toMatch(/seat delta \+8 \(\+40\.00 USD\/month\)/);
-    expect(text).toMatch(/deferred to a later run: 2 \(api-seat-allowance 2\)/);
-    expect(text).toMatch(/line 7: invalid-url/);
-    expect(text).toMatch(/semicolon/);
-    expect(text).toMatch(/9 requests \(4 writes\) in 4\.2 s/);
-    const { applied: _applied, ...planOnly } = base;
-    expect(renderReportText({ ...planOnly, dryRun: true })).toMatch(/dry run, nothing changed/);
+/** A dry run report of `n` joiners, with no row problems. */
+function joiners(n: number): ReconcileReport {
+  const file = rosterOf(Array.from({ length: n }, (_, i) => person(i + 1)));
+  const { plan, budget } = planFor(file, billing({ left: 100_000 }));
+  return buildReport(outcome({ roster: file, plan, budget, billing: billing(), dryRun: true }));
+}
+
+describe("the text report names every step", () => {
+  it("lists each person with HRIS name, employee id, department, URL and reason, and collapses long lists", () => {
+    const report = joiners(40);
+    expect(report.steps).toHaveLength(40);
+    const text = renderReportText(report);
+    expect(text).toMatch(/^Reconcile plan \(dry run, nothing changed\): \/data\/hris\.csv/);
+    expect(text).toContain("  add (40):");
+    expect(text).toContain(`    Person 1 (E1, Eng) ${url(1)} - joiner, line 2`);
+    expect(text).toContain(`    Person 25 (E25, Eng) ${url(25)} - joiner, line 26`);
+    expect(text).not.toContain(url(26));
+    expect(text).toContain("    ...and 15 more, see --json");
+    expect(text).toMatch(/seat delta \+40 \(\+200\.00 USD\/month\)/);
+    expect(text).toContain("routine: nothing needs a person");
   });
 
-  it("makes a loud Slack headline for a failed charge", () => {
-    const message = renderReportSlack({
-      ...base,
-      findings: [{ kind: "billing-blocked", severity: "error", message: "a seat charge failed: no one can be added" }],
-    });
-    expect(message.text).toMatch(/rotating_light.*charge failed/);
-    expect(JSON.stringify(message.blocks)).toContain("seat delta");
-  });
-
-  it("exits 3 only when something needs attention", () => {
-    const clean = {
-      deferred: 0,
-      held: 0,
-      findings: [],
-      problems: [],
-      failures: 0,
-      serviceRowErrors: 0,
-      interrupted: false,
+  it("names refusals (known or not), failures, deferrals and the rows to fix; says what needs attention", () => {
+    const { plan, budget } = planFor(roster, billing());
+    const applied: ApplyResult = {
+      ...appliedNothing,
+      counts: { ...appliedNothing.counts, addedTracked: 1 },
+      refusals: [
+        {
+          change: "add",
+          url: url(2),
+          who: { name: "Person 2", employeeId: "E2" },
+          reason: "profile_unavailable",
+          known: false,
+          message: "refused for a reason this version does not know (profile_unavailable): private",
+        },
+      ],
+      failures: [
+        {
+          change: "add",
+          url: url(3),
+          who: { name: "Person 3" },
+          message: "no answer (socket hang up)",
+          unconfirmed: true,
+        },
+      ],
+      writeRequests: 1,
     };
+    const report = buildReport(outcome({ plan, budget, billing: billing(), applied }));
+    const text = renderReportText(report);
+    expect(text).toContain("refused by the service (1):");
+    expect(text).toContain(`add Person 2 (E2) ${url(2)}: UNKNOWN REASON profile_unavailable:`);
+    expect(text).toContain(`add Person 3 ${url(3)}: no answer (socket hang up)`);
+    expect(text).toContain("unconfirmed 1 (answer lost)");
+    expect(text).toContain("rows to fix (1):");
+    expect(text).toContain("line 5: invalid-url: not a LinkedIn URL");
+    expect(report.attention).toEqual([
+      "1 row of the export need fixing",
+      "1 person refused by the service",
+      "1 change failed or unconfirmed",
+    ]);
+    expect(text).toContain(`NEEDS ATTENTION: ${report.attention.join("; ")}`);
+    expect(report.exitCode).toBe(3);
+  });
+
+  it("says row problems of an export already reported once, without listing them again or asking for attention", () => {
+    const { plan, budget } = planFor(roster, billing());
+    const again = buildReport(
+      outcome({
+        plan,
+        budget,
+        billing: billing(),
+        export: {
+          fingerprint: "f1",
+          modifiedAt: startedAt.toISOString(),
+          firstReadAt: "2026-11-22T02:00:00.000Z",
+          newExport: false,
+          ageDays: 1,
+          ageSeconds: 86_400,
+          stale: false,
+        },
+      }),
+    );
+    expect(again.rows.reported).toBe(false);
+    expect(again.rows.problems).toHaveLength(1);
+    expect(again.attention).toEqual([]);
+    expect(again.exitCode).toBe(0);
+    const text = renderReportText(again);
+    expect(text).toContain("same export as before, first read 2026-11-22");
+    expect(text).toContain("rows to fix: 1, reported when this export was first read (see --json)");
+  });
+});
+
+describe("the Slack ops post", () => {
+  it("tells routine from needs-attention in its headline", () => {
+    expect(renderReportSlack(joiners(3)).text).toBe(":white_check_mark: Roster reconcile (dry run), routine: 3 to add");
+    const { plan, budget } = planFor(roster, billing());
+    const attention = buildReport(outcome({ plan, budget, billing: billing(), applied: appliedNothing }));
+    expect(renderReportSlack(attention).text).toBe(
+      ":warning: Roster reconcile needs attention: 1 row of the export need fixing",
+    );
+    const charge = planFor(roster, billing({ chargeFailed: true }));
+    const blocked = buildReport(outcome({ ...charge, billing: billing({ chargeFailed: true }) }));
+    expect(renderReportSlack(blocked).text).toMatch(/rotating_light.*charge failed/);
+  });
+
+  it("names the people of each change, collapsed to a few with a pointer to --json", () => {
+    const message = renderReportSlack(joiners(40));
+    const body = JSON.stringify(message.blocks);
+    expect(body).toContain(`Person 1 (E1, Eng) ${url(1)} - joiner, line 2`);
+    expect(body).toContain(`Person ${SLACK_LIST_LIMIT} (E${SLACK_LIST_LIMIT}`);
+    expect(body).not.toContain(url(SLACK_LIST_LIMIT + 1));
+    expect(body).toContain(`...and ${40 - SLACK_LIST_LIMIT} more, see --json`);
+    for (const block of message.blocks) {
+      if (block.type === "section") expect(block.text.text.length).toBeLessThanOrEqual(3000);
+    }
+  });
+
+  it("keeps HRIS text inert: escaped, verbatim, unable to close the code block", () => {
+    const file = rosterOf(
+      [person(1, { name: "<!channel> ```x``` & co" })],
+      [{ line: 9, reason: "invalid-url", message: '"<http://evil.example|click>" is not a URL' }],
+    );
+    const { plan, budget } = planFor(file, billing());
+    const message = renderReportSlack(buildReport(outcome({ roster: file, plan, budget, dryRun: true })));
+    const sections = message.blocks.flatMap((b) => (b.type === "section" ? [b.text] : []));
+    const lists = sections.slice(1);
+    for (const text of lists) {
+      expect(text.verbatim).toBe(true);
+      const code = text.text.slice(text.text.indexOf("```") + 3, -3);
+      expect(code).not.toMatch(/[<>`]/);
+    }
+    const body = lists.map((t) => t.text).join("\n");
+    expect(body).toContain("&lt;!channel&gt; '''x''' &amp; co");
+    expect(body).toContain('line 9: invalid-url: "&lt;http://evil.example|click&gt;" is not a URL');
+    expect(slackCodeText("a<b>&`")).toBe("a&lt;b&gt;&amp;'");
+  });
+
+  it("cuts a list that would pass a section's 3,000 characters, and says how many more", () => {
+    const long = "x".repeat(300);
+    const report = joiners(12);
+    const wide: ReconcileReport = {
+      ...report,
+      steps: report.steps.map((s) => ({ ...s, who: { ...s.who, name: long } })),
+    };
+    const add = renderReportSlack(wide).blocks[2];
+    expect(add?.type).toBe("section");
+    const text = add?.type === "section" ? add.text.text : "";
+    expect(text.length).toBeLessThanOrEqual(3000);
+    expect(text).toMatch(/\.\.\.and \d+ more, see --json```$/);
+  });
+});
+
+describe("attention and the exit code", () => {
+  const clean = {
+    findings: [],
+    deferred: [],
+    problems: [],
+    reported: true,
+    held: 0,
+    refusals: 0,
+    failures: 0,
+    interrupted: false,
+  };
+  const deferred = (reason: "api-seat-allowance" | "max-seats" | "interrupted") => [
+    { url: url(1), change: "add" as const, tracked: true, reason },
+  ];
+
+  it("exits 3 only when something needs a person", () => {
     expect(reportExitCode(clean)).toBe(0);
     expect(reportExitCode({ ...clean, problems: [{ line: 2, reason: "terminated", message: "" }] })).toBe(0);
+    expect(reportExitCode({ ...clean, problems: [{ line: 2, reason: "missing-url", message: "" }] })).toBe(0);
     expect(reportExitCode({ ...clean, problems: [{ line: 2, reason: "duplicate", message: "" }] })).toBe(3);
-    expect(reportExitCode({ ...clean, deferred: 1 })).toBe(3);
     expect(reportExitCode({ ...clean, interrupted: true })).toBe(3);
-    // A held archive needs a fix even when its row only lacks a URL (an expected reason on its own).
-    const noUrl = [{ line: 2, reason: "missing-url" as const, message: "" }];
-    expect(reportExitCode({ ...clean, problems: noUrl })).toBe(0);
-    expect(reportExitCode({ ...clean, problems: noUrl, held: 1 })).toBe(3);
+    expect(reportExitCode({ ...clean, refusals: 1 })).toBe(3);
+    expect(reportExitCode({ ...clean, failures: 1 })).toBe(3);
+    expect(reportExitCode({ ...clean, held: 1 })).toBe(3);
   });
 
-  it("shows archives held for broken rows, with the finding, in the text and Slack reports", () => {
-    const message =
-      'line 17: the row of employee "E000123" has an invalid profile URL; employee "E000123" is on the roster as ' +
-      "https://www.linkedin.com/in/jane-doe; fix the row, or remove it to archive them";
-    const held: ReconcileReport = {
-      ...base,
-      heldForBrokenRows: 1,
-      findings: [{ kind: "held-for-broken-row", severity: "warning", message }],
-    };
-    const text = renderReportText(held);
-    expect(text).toContain("archives held for broken rows: 1 (still in the file; see the warnings)");
-    expect(text).toContain(`WARNING: ${message}`);
-    expect(renderReportText(base)).not.toMatch(/held for broken rows/);
-    const slack = renderReportSlack(held);
-    expect(slack.text).toMatch(/:warning:/);
-    const body = JSON.stringify(slack.blocks);
-    expect(body).toContain("archives held for broken rows: 1");
-    expect(body).toContain("line 17: the row of employee");
+  it("takes a daily allowance's deferral as routine, and a cap the operator set as needing attention", () => {
+    expect(attentionOf({ ...clean, deferred: deferred("api-seat-allowance") })).toEqual([]);
+    expect(attentionOf({ ...clean, deferred: deferred("max-seats") })).toEqual([
+      "1 change deferred until a cap or billing changes (max-seats 1)",
+    ]);
   });
 
-  it("lists row problems without the work email kept to match them", () => {
+  it("counts broken rows and held archives once per export", () => {
+    const duplicate = [{ line: 2, reason: "duplicate" as const, message: "" }];
+    expect(reportExitCode({ ...clean, problems: duplicate, held: 1, reported: false })).toBe(0);
+  });
+
+  it("needs attention for a stale export, a guard and a blocked billing, not for a read-only key in a dry run", () => {
+    const finding = (kind: "stale-export" | "mass-archive-guard" | "billing-blocked" | "read-only-key") => ({
+      kind,
+      severity: kind === "stale-export" || kind === "read-only-key" ? ("warning" as const) : ("error" as const),
+      message: `${kind} message`,
+    });
+    expect(attentionOf({ ...clean, findings: [finding("stale-export")] })).toEqual(["stale-export message"]);
+    expect(attentionOf({ ...clean, findings: [finding("mass-archive-guard")] })).toHaveLength(1);
+    expect(attentionOf({ ...clean, findings: [finding("billing-blocked")] })).toHaveLength(1);
+    expect(attentionOf({ ...clean, findings: [finding("read-only-key")] })).toEqual([]);
+  });
+});
+
+describe("buildReport: one report for every outcome", () => {
+  it("lists every row problem without the work email kept to match them", () => {
     const problems = [
       { line: 4, reason: "missing-url" as const, message: "no profile URL", employeeId: "E1", email: "a@b.c" },
     ];
@@ -130,118 +316,10 @@ describe("report", () => {
       { line: 4, reason: "missing-url", message: "no profile URL", employeeId: "E1" },
     ]);
   });
-  it("keeps HRIS text inert in Slack: escaped, verbatim, unable to close the code block", () => {
-    const message = renderReportSlack({
-      ...base,
-      rows: {
-        ...base.rows,
-        problems: [
-          {
-            line: 9,
-            reason: "invalid-url",
-            message: '"<http://evil.example|click> <!channel> ```x``` & co" is not a URL',
-          },
-        ],
-      },
-    });
-    const body = (message.blocks[1] as { text: { text: string; verbatim?: boolean } }).text;
-    expect(body.verbatim).toBe(true);
-    expect(body.text).toContain(
-      "line 9: invalid-url: \"&lt;http://evil.example|click&gt; &lt;!channel&gt; '''x''' &amp; co\" is not a URL",
-    );
-    expect(body.text.slice(3, -3)).not.toMatch(/[<>`]/);
-    expect(slackCodeText("a<b>&`")).toBe("a&lt;b&gt;&amp;'");
-  });
-
-  it("cuts a long Slack body under the section limit without breaking an escape", () => {
-    const reportWith = (pad: number): ReconcileReport => ({
-      ...base,
-      rows: {
-        ...base.rows,
-        problems: Array.from({ length: 50 }, (_, i) => ({
-          line: i + 2,
-          reason: "invalid-url" as const,
-          message: `"${"x".repeat(i === 0 ? pad : 0)}${"<".repeat(60)}" is not a URL`,
-        })),
-      },
-    });
-    // A report whose plain cut at 2,900 characters would land inside an "&lt;".
-    const pad = [0, 1, 2, 3].find((p) => /&l?t?$/.test(slackCodeText(renderReportText(reportWith(p))).slice(0, 2900)));
-    expect(pad).toBeDefined();
-    const report = reportWith(pad ?? 0);
-    const message = renderReportSlack(report);
-    const text = (message.blocks[1] as { text: { text: string } }).text.text;
-    expect(text.length).toBeLessThanOrEqual(3000);
-    expect(text.slice(3, -3)).toMatch(/&lt;$/);
-  });
-});
-
-describe("buildReport: one report for every outcome", () => {
-  const url = (n: number) => `https://www.linkedin.com/in/p-${n}`;
-  const startedAt = new Date("2026-11-23T02:00:00.000Z");
-  const finishedAt = new Date("2026-11-23T02:00:04.200Z");
-  const roster: RosterFile = {
-    file: "/data/hris.csv",
-    format: "csv",
-    fingerprint: "f1",
-    notices: [],
-    rowCount: 4,
-    people: [1, 2, 3].map((n) => ({ line: n + 1, index: n - 1, profileUrl: url(n), tracked: true })),
-    excluded: [],
-    problems: [{ line: 5, reason: "invalid-url", message: "not a LinkedIn URL", email: "x@example.com" }],
-  };
-  const billing = (over: { perSeatUsd: number; chargeFailed: boolean }): Billing =>
-    ({
-      organizationId: 1,
-      seats: { billable: 42 },
-      plan: { status: "active", perSeatUsd: over.perSeatUsd },
-      estimate: {},
-      trial: { onFreeTrial: false },
-      seatSettlement: { chargeFailed: over.chargeFailed, unbilledSeats: 3 },
-      apiSeatAllowance: { perDay: 200, usedLast24h: 0, left: 200 },
-    }) as Billing;
-  const rules = { priorityDepartments: [], maxArchivePercent: 10, maxArchiveCount: 50, allowMassArchive: false };
-  const planFor = (b: Billing): { plan: ReconcilePlan; budget: ReturnType<typeof seatBudget> } => {
-    const diff = diffRoster({
-      desired: roster.people,
-      current: [],
-      memory: EMPTY_MEMORY,
-      rules: { archiveUnknown: false, archiveAfterMissingRuns: 2 },
-      now: startedAt,
-    });
-    const budget = seatBudget({ billing: b, now: startedAt });
-    return { plan: planReconcile({ diff, budget, rules }), budget };
-  };
-  const outcome = (over: Partial<ReconcileOutcome> & Pick<ReconcileOutcome, "plan" | "budget">): ReconcileOutcome => ({
-    dryRun: false,
-    file: roster.file,
-    startedAt,
-    finishedAt,
-    roster,
-    readRequests: 2,
-    ...over,
-  });
-  const appliedNothing: ApplyResult = {
-    counts: {
-      addedTracked: 0,
-      addedUntracked: 0,
-      alreadyPresent: 0,
-      revived: 0,
-      tracked: 0,
-      untracked: 0,
-      archived: 0,
-      erased: 0,
-    },
-    deferred: [],
-    rowErrors: [],
-    failures: [],
-    writeRequests: 0,
-    interrupted: false,
-  };
 
   it("a plan blocked by a failed charge: the price and seat counts /billing gave, the requests made", () => {
     const b = billing({ perSeatUsd: 7.5, chargeFailed: true });
-    const { plan, budget } = planFor(b);
+    const { plan, budget } = planFor(roster, b);
     const report = buildReport(outcome({ plan, budget, billing: b, applied: appliedNothing, readRequests: 4 }));
     expect(report.billing).toEqual({
       state: "charge-failed",
@@ -251,40 +329,29 @@ describe("buildReport: one report for every outcome", () => {
       unbilledSeats: 3,
     });
     expect(report.requests).toBe(4);
-    expect(report.writeRequests).toBe(0);
     expect(report.planned).toEqual({ add: 0, revive: 0, track: 0, untrack: 0, archive: 0, erase: 0 });
     expect(report.deferred).toMatchObject({ total: 3, byReason: { "charge-failed": 3 } });
+    expect(report.deferred.items.map((d) => d.who?.name)).toEqual(["Person 1", "Person 2", "Person 3"]);
     expect(report.findings.map((f) => f.kind)).toEqual(["billing-blocked"]);
     expect(report.exitCode).toBe(3);
     expect(report.durationMs).toBe(4200);
-    // The work email of a row problem stays out of the report.
     expect(report.rows).toEqual({
       read: 4,
       inScope: 3,
       byReason: { "invalid-url": 1 },
       problems: [{ line: 5, reason: "invalid-url", message: "not a LinkedIn URL" }],
+      reported: true,
     });
   });
 
   it("a run the service refused (402 on the reads): the list price without /billing, every read counted", () => {
     const report = buildReport(
-      outcome({
-        plan: refusedPlan("SUBSCRIPTION_INACTIVE"),
-        budget: refusedBudget("SUBSCRIPTION_INACTIVE"),
-        readRequests: 3,
-      }),
+      outcome({ plan: refusedPlan("SUBSCRIPTION_INACTIVE"), budget: refusedBudget("SUBSCRIPTION_INACTIVE") }),
     );
     expect(report.billing).toEqual({ state: "inactive", planStatus: undefined, perSeatUsd: DEFAULT_SEAT_USD });
     expect(report.requests).toBe(3);
     expect(report.applied).toBeUndefined();
-    expect(report.findings).toEqual([
-      {
-        kind: "billing-blocked",
-        severity: "error",
-        message:
-          "the service refused access (SUBSCRIPTION_INACTIVE): no active subscription or trial; nothing was changed",
-      },
-    ]);
+    expect(report.findings.map((f) => f.kind)).toEqual(["billing-blocked"]);
     expect(report.exitCode).toBe(3);
     expect(buildReport(outcome({ plan: refusedPlan(undefined), budget: refusedBudget(undefined) })).billing.state).toBe(
       "charge-failed",
@@ -292,20 +359,24 @@ describe("buildReport: one report for every outcome", () => {
   });
 
   it("a dry run and an applied run of the same plan differ only by what was applied", () => {
-    const b = billing({ perSeatUsd: 5, chargeFailed: false });
-    const { plan, budget } = planFor(b);
+    const b = billing();
+    const { plan, budget } = planFor(roster, b);
     const dry = buildReport(outcome({ plan, budget, billing: b, dryRun: true }));
     expect(dry).toMatchObject({ dryRun: true, planned: { add: 3 }, seatDelta: 3, monthlyCostDeltaUsd: 15 });
+    expect(dry.steps.map((s) => [s.change, s.url, s.why])).toEqual([1, 2, 3].map((n) => ["add", url(n), "joiner"]));
     expect(dry.applied).toBeUndefined();
-    expect(dry.requests).toBe(2);
-    expect(dry.exitCode).toBe(3); // the invalid-url row
     const applied = { ...appliedNothing, counts: { ...appliedNothing.counts, addedTracked: 3 }, writeRequests: 1 };
     const done = buildReport(outcome({ plan, budget, billing: b, applied }));
-    expect(done).toEqual({ ...dry, dryRun: false, applied: applied.counts, requests: 3, writeRequests: 1 });
+    expect(done).toEqual({
+      ...dry,
+      dryRun: false,
+      applied: { ...applied.counts, unconfirmed: 0 },
+      requests: 4,
+      writeRequests: 1,
+    });
   });
 
-  it("a plan held by the deletion guard: nobody archived, the guard's finding", () => {
-    const b = billing({ perSeatUsd: 5, chargeFailed: false });
+  it("a plan held by the deletion guard: nobody archived, who would have been, over the people managed", () => {
     const current = [1, 2, 3].map((n) => ({ id: n, profileUrl: url(n), tracked: true, archived: false }));
     const memory = {
       ...EMPTY_MEMORY,
@@ -314,41 +385,44 @@ describe("buildReport: one report for every outcome", () => {
         [url(2), 2],
         [url(3), 2],
       ]),
+      identities: new Map([[url(2), { name: "Person 2", employeeId: "E2", department: "Eng" }]]),
     };
-    const diff = diffRoster({
-      desired: roster.people.slice(0, 1),
-      current,
-      memory,
-      rules: { archiveUnknown: false, archiveAfterMissingRuns: 2 },
-      now: startedAt,
-    });
-    const budget = seatBudget({ billing: b, now: startedAt });
+    const diff = diffRoster({ desired: roster.people.slice(0, 1), current, memory, rules: diffRules, now: startedAt });
+    const budget = seatBudget({ billing: billing(), now: startedAt });
     const plan = planReconcile({ diff, budget, rules });
-    const report = buildReport(outcome({ plan, budget, billing: b, applied: appliedNothing }));
-    expect(report).toMatchObject({ guardedArchives: 2, planned: { archive: 0 }, removals: [], exitCode: 3 });
+    const report = buildReport(outcome({ plan, budget, billing: billing(), applied: appliedNothing }));
+    expect(report).toMatchObject({ guardedArchives: 2, planned: { archive: 0 }, steps: [], exitCode: 3 });
+    expect(report.guard).toMatchObject({ managed: 3, percent: 66.7 });
+    expect(report.guard?.people.map((p) => p.why)).toEqual([
+      "left (missing from 2 exports)",
+      "left (missing from 2 exports)",
+    ]);
     expect(report.findings.map((f) => f.kind)).toEqual(["mass-archive-guard"]);
+    expect(renderReportText(report)).toContain(`    Person 2 (E2, Eng) ${url(2)} - left (missing from 2 exports)`);
+    expect(JSON.stringify(renderReportSlack(report).blocks)).toContain(
+      "Held by the mass-archive guard (2 of 3 managed",
+    );
   });
 
   it("a run stopped part-way: the plan's and the apply's deferrals together, failures, Retry-After, the resumed run", () => {
-    const b = billing({ perSeatUsd: 5, chargeFailed: false });
-    const { plan, budget } = planFor(b);
+    const { plan, budget } = planFor(roster, billing());
     const applied: ApplyResult = {
       ...appliedNothing,
       deferred: [{ url: url(3), change: "add", tracked: true, reason: "interrupted" }],
-      failures: [{ step: "add", url: url(2), message: "boom" }],
+      failures: [{ change: "add", url: url(2), who: {}, message: "boom", unconfirmed: false }],
       writeRequests: 2,
       interrupted: true,
       retryAfterSeconds: 60,
     };
-    const report = buildReport(outcome({ plan, budget, billing: b, applied, resumedRun: "run-1" }));
+    const report = buildReport(outcome({ plan, budget, billing: billing(), applied, resumedRun: "run-1" }));
     expect(report).toMatchObject({
       interrupted: true,
       resumedRun: "run-1",
       retryAfterSeconds: 60,
-      requests: 4,
+      requests: 5,
       writeRequests: 2,
       deferred: { total: 1, byReason: { interrupted: 1 } },
-      failures: [{ step: "add", url: url(2), message: "boom" }],
+      failures: [{ change: "add", url: url(2), message: "boom" }],
       exitCode: 3,
     });
   });

@@ -16,6 +16,7 @@ import {
 } from "../../src/roster/stored-roster-memory.js";
 import { openStateStore } from "../../src/store/state-store.js";
 import { captureLogs } from "../helpers/capture-logs.js";
+import { addStep, archiveStep, eraseStep, reviveStep, trackStep, untrackStep } from "./plan-builders.js";
 
 const url = (n: number) => `https://www.linkedin.com/in/p-${n}`;
 const before = "2026-01-01T00:00:00.000Z";
@@ -25,9 +26,11 @@ function memoryWith(archivedAt: Array<[string, string]>): RosterMemory {
   return {
     lastFingerprint: "f1",
     seen: new Set([url(1), url(2), url(3), url(4), url(5)]),
+    exportSeenAt: before,
     missing: new Map([[url(1), 2]]),
+    missingSince: new Map([[url(1), before]]),
     archivedAt: new Map(archivedAt),
-    identities: new Map([[url(1), { employeeId: "E1" }]]),
+    identities: new Map([[url(1), { employeeId: "E1", name: "Ada Lovelace", department: "Eng" }]]),
   };
 }
 
@@ -39,14 +42,14 @@ describe("withPlannedArchiveTimes: the plan's archive bookkeeping in the memory"
       [url(4), before],
     ]);
     const steps: PlanStep[] = [
-      { kind: "archive", id: 1, url: url(1), tracked: true },
+      archiveStep(1, url(1)),
       // The service holds this URL twice, one row archived: its remembered time stays.
-      { kind: "archive", id: 2, url: url(2), tracked: false },
-      { kind: "revive", id: 3, url: url(3), tracked: true },
-      { kind: "erase", id: 4, url: url(4) },
-      { kind: "add", tracked: true, urls: [url(5)] },
-      { kind: "track", id: 6, url: url(6) },
-      { kind: "untrack", id: 7, url: url(7) },
+      archiveStep(2, url(2), false),
+      reviveStep(3, url(3)),
+      eraseStep(4, url(4)),
+      addStep(true, [url(5)]),
+      trackStep(6, url(6)),
+      untrackStep(7, url(7)),
     ];
     const next = withPlannedArchiveTimes(memory, steps, at);
     expect(next.archivedAt).toEqual(
@@ -62,18 +65,11 @@ describe("withPlannedArchiveTimes: the plan's archive bookkeeping in the memory"
 
   it("is the same memory content for a plan without archives, revives or erases", () => {
     const memory = memoryWith([[url(2), before]]);
-    expect(withPlannedArchiveTimes(memory, [{ kind: "add", tracked: true, urls: [url(9)] }], at)).toEqual(memory);
+    expect(withPlannedArchiveTimes(memory, [addStep(true, [url(9)])], at)).toEqual(memory);
   });
 
   it("an archive time noted before the apply lasts only if the service shows the person archived next run", () => {
-    const planned = withPlannedArchiveTimes(
-      memoryWith([]),
-      [
-        { kind: "archive", id: 1, url: url(1), tracked: true },
-        { kind: "archive", id: 2, url: url(2), tracked: true },
-      ],
-      at,
-    );
+    const planned = withPlannedArchiveTimes(memoryWith([]), [archiveStep(1, url(1)), archiveStep(2, url(2))], at);
     // p-1 was archived; the archive of p-2 failed or was cut short.
     const service: ServicePerson[] = [
       { id: 1, profileUrl: url(1), tracked: false, archived: true },

@@ -5,14 +5,22 @@ import { parseStoredMemory, storedMemory } from "../../src/roster/stored-roster-
 
 const url = fc.stringMatching(/^https:\/\/www\.linkedin\.com\/in\/[a-z0-9-]{3,12}$/);
 const identity = fc.record(
-  { employeeId: fc.string({ minLength: 1, maxLength: 8 }), email: fc.emailAddress() },
+  {
+    employeeId: fc.string({ minLength: 1, maxLength: 8 }),
+    email: fc.emailAddress(),
+    name: fc.string({ minLength: 1, maxLength: 20 }),
+    department: fc.string({ minLength: 1, maxLength: 10 }),
+  },
   { requiredKeys: [] },
 );
+const isoTime = fc.date({ noInvalidDate: true }).map((d) => d.toISOString());
 const memory: fc.Arbitrary<RosterMemory> = fc
   .record({
     lastFingerprint: fc.option(fc.string({ minLength: 1 }), { nil: undefined }),
+    exportSeenAt: fc.option(isoTime, { nil: undefined }),
     seen: fc.uniqueArray(url, { maxLength: 20 }),
     missing: fc.array(fc.tuple(url, fc.nat(50)), { maxLength: 10 }),
+    missingSince: fc.array(fc.tuple(url, isoTime), { maxLength: 10 }),
     archivedAt: fc.array(
       fc.tuple(
         url,
@@ -24,10 +32,12 @@ const memory: fc.Arbitrary<RosterMemory> = fc
     ),
     identities: fc.array(fc.tuple(url, identity), { maxLength: 10 }),
   })
-  .map(({ lastFingerprint, seen, missing, archivedAt, identities }) => ({
+  .map(({ lastFingerprint, exportSeenAt, seen, missing, missingSince, archivedAt, identities }) => ({
     ...(lastFingerprint === undefined ? {} : { lastFingerprint }),
+    ...(exportSeenAt === undefined ? {} : { exportSeenAt }),
     seen: new Set(seen),
     missing: new Map(missing),
+    missingSince: new Map(missingSince),
     archivedAt: new Map(archivedAt),
     identities: new Map(identities),
   }));

@@ -207,11 +207,11 @@ export function structuralCases(): CorpusCase[] {
       says: /line 1 is longer than 1 MiB/,
     },
     {
-      name: "a JSON file over the size limit",
+      name: "a 150 MB JSON file cut by a hole of NUL bytes (streamed: refused where the hole starts)",
       file: "huge.json",
       content: sparseJson(150 * MIB),
       code: 2,
-      says: /is 150 MiB, over the 100 MiB.*CSV or NDJSON/,
+      says: /NUL byte at byte \d{6,}.*binary or corrupt/,
     },
     {
       name: "an NDJSON line of 40 MB",

@@ -1,0 +1,116 @@
+/**
+ * Issue 15, the daemon's side: `run` says at start that a read-only key cannot reconcile, a held
+ * mass-archive guard turns /readyz's note and a metric to "needs operator", and the same export
+ * reconciled again and again is posted to the ops channel once.
+ */
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { type ConfiguredDaemon, startConfiguredDaemon } from "../../src/app/configured-daemon.js";
+import { loadConfig } from "../../src/config/load-config.js";
+import { captureStream } from "../helpers/capture-stream.js";
+import { type DaemonWorld, daemonEnv, startDaemonWorld } from "../helpers/daemon-world.js";
+import { makePeople, toCsv } from "../helpers/roster-files.js";
+
+let world: DaemonWorld;
+let configured: ConfiguredDaemon | undefined;
+beforeEach(async () => {
+  world = await startDaemonWorld();
+});
+afterEach(async () => {
+  await configured?.stop("test over");
+  configured = undefined;
+  await world.close();
+});
+
+const CONFIG = [
+  "alerts:",
+  "  enabled: false",
+  "roster:",
+  '  schedule: "0 2 1 1 *"',
+  "  archiveAfterMissingExports: 1",
+  "daemon:",
+  "  host: 127.0.0.1",
+  "  port: 0",
+  "",
+].join("\n");
+
+async function start(extra: Record<string, string>) {
+  const logs = captureStream();
+  const configFile = await world.files.write("config.yaml", CONFIG);
+  const env = daemonEnv(world, `operator-${Date.now()}`, {
+    SLACK_OPS_CHANNEL: "#retention-ops",
+    LOG_LEVEL: "info",
+    ...extra,
+  });
+  configured = await startConfiguredDaemon(loadConfig({ file: configFile, env }), {
+    argv: [],
+    env,
+    stdout: logs.stream,
+    stderr: logs.stream,
+  });
+  return { daemon: configured.daemon, logs };
+}
+
+async function until<T>(what: string, probe: () => Promise<T | undefined>): Promise<T> {
+  for (let i = 0; i < 200; i += 1) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+describe("run and the operator", () => {
+  it("warns at start that a read-only key cannot reconcile, and /readyz and the metric say so", async () => {
+    const file = await world.files.write("hris.csv", toCsv(makePeople(3)));
+    const { daemon, logs } = await start({ HRIS_ROSTER_FILE: file, RETENTION_API_KEY: world.emulator.readKey });
+    const body = await until("the read-only note", async () => {
+      const text = await (await fetch(`${daemon.opsUrl}/readyz`)).text();
+      return text.includes("needs operator") ? text : undefined;
+    });
+    expect(body).toMatch(
+      /needs operator: reconciliation is on .* but the API key is read-only: create a read\+write key/,
+    );
+    expect(logs.text()).toMatch(/"level":40.*the API key is read-only/);
+    expect(await (await fetch(`${daemon.opsUrl}/metrics`)).text()).toContain(
+      'retention_sync_needs_operator{reason="read_only_key"} 1',
+    );
+  });
+
+  it("a held mass-archive guard turns /readyz's note and the metric to needs operator, and a routine run clears them", async () => {
+    const people = makePeople(20);
+    const file = await world.files.write("hris.csv", toCsv(people));
+    const { daemon } = await start({ HRIS_ROSTER_FILE: file });
+    await daemon.reconcileNow();
+    await world.files.write("hris.csv", toCsv(people.slice(0, 10)));
+    await daemon.reconcileNow();
+    const ready = await fetch(`${daemon.opsUrl}/readyz`);
+    expect(ready.status).toBe(200);
+    expect(await ready.text()).toMatch(
+      /needs operator: the mass-archive guard holds 10 archives of the 20 people managed from the HRIS export/,
+    );
+    const metrics = await (await fetch(`${daemon.opsUrl}/metrics`)).text();
+    expect(metrics).toContain('retention_sync_needs_operator{reason="mass_archive_guard"} 1');
+    const posts = world.slack.posted("retention-ops");
+    expect(posts.at(-1)?.text).toMatch(/needs attention: the mass-archive guard/);
+
+    await world.files.write("hris.csv", toCsv(people));
+    await daemon.reconcileNow();
+    expect(await (await fetch(`${daemon.opsUrl}/readyz`)).text()).not.toContain("needs operator");
+    expect(await (await fetch(`${daemon.opsUrl}/metrics`)).text()).toContain(
+      'retention_sync_needs_operator{reason="mass_archive_guard"} 0',
+    );
+  });
+
+  it("posts the report of one export once, however often it is reconciled", async () => {
+    const people = makePeople(6).map((p, i) => (i === 2 ? { ...p, url: "https://example.com/in/not-linkedin" } : p));
+    const file = await world.files.write("hris.csv", toCsv(people));
+    const { daemon } = await start({ HRIS_ROSTER_FILE: file });
+    for (let i = 0; i < 3; i += 1) await daemon.reconcileNow();
+    const posts = await until("the ops post", async () => {
+      const posted = world.slack.posted("retention-ops");
+      return posted.length > 0 ? posted : undefined;
+    });
+    expect(posts).toHaveLength(1);
+    expect(posts[0]?.text).toMatch(/^:warning: Roster reconcile needs attention: 1 row of the export need fixing$/);
+  });
+});
