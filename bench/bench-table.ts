@@ -119,7 +119,7 @@ export function printReport(r: BenchResults, out: NodeJS.WritableStream): void {
     const a = r.alerts;
     parts.push(
       table(
-        `Alerts: ${fmt(a.changes)} changes, both lenses, ${a.rounds} bursts, polling mode (fake Slack: ${a.slackRateLimit})`,
+        `Alerts: ${fmt(a.changes)} changes, both lenses, ${a.rounds} bursts, polling mode, state in a SQLite file (fake Slack: ${a.slackRateLimit})`,
         [
           "drain",
           "passes",
@@ -153,7 +153,7 @@ export function printReport(r: BenchResults, out: NodeJS.WritableStream): void {
     const w = r.webhook;
     parts.push(
       table(
-        "Alerts, webhook mode: one change at a time, from detectedAt to its Slack post",
+        "Alerts, webhook mode: one change at a time, from detectedAt to its Slack post (receiver in process, state in a SQLite file)",
         ["changes", "delivered", "latency p50", "max"],
         [[fmt(w.changes), fmt(w.delivered), sec(w.latencyMs.p50), sec(w.latencyMs.max)]],
       ),
@@ -163,8 +163,20 @@ export function printReport(r: BenchResults, out: NodeJS.WritableStream): void {
     const b = r.webhookBurst;
     parts.push(
       table(
-        `Alerts, webhook mode: a burst of changes, fake Slack limited to ${b.slackRateLimit}`,
-        ["changes", "alerts in Slack", "messages", "digests", "Slack 429s", "drain", "latency p50", "p95", "max"],
+        `Alerts, webhook mode: a burst delivered by the emulator itself (up to 1,000 at once) to a receiver in process, state in a SQLite file, fake Slack limited to ${b.slackRateLimit}`,
+        [
+          "changes",
+          "alerts in Slack",
+          "messages",
+          "digests",
+          "Slack 429s",
+          "drain",
+          "latency p50",
+          "p95",
+          "max",
+          "endpoint enabled",
+          "most failures in a row",
+        ],
         [
           [
             fmt(b.changes),
@@ -176,6 +188,8 @@ export function printReport(r: BenchResults, out: NodeJS.WritableStream): void {
             sec(b.latencyMs.p50),
             sec(b.latencyMs.p95),
             sec(b.latencyMs.max),
+            b.endpoint.enabled ? "yes" : "NO",
+            fmt(b.endpoint.maxConsecutiveFailures),
           ],
         ],
       ),

@@ -123,17 +123,17 @@ async function main(): Promise<void> {
     let alertsRun: AlertsRun | undefined;
     if (values["skip-alerts"] !== true) {
       log(`alerts: ${alerts} changes, both lenses`);
-      alertsRun = await runAlerts({ changes: alerts, rounds: 10 });
+      alertsRun = await runAlerts({ changes: alerts, rounds: 10, dir });
     }
     let webhook: WebhookLatencyRun | undefined;
     if (values["skip-alerts"] !== true) {
       log("alerts: webhook mode, 20 changes one at a time");
-      webhook = await runWebhookLatency({ changes: 20 });
+      webhook = await runWebhookLatency({ changes: 20, dir });
     }
     let webhookBurst: WebhookBurstRun | undefined;
     if (values["skip-alerts"] !== true) {
       log(`alerts: webhook mode, a burst of ${alerts} changes`);
-      webhookBurst = await runWebhookBurst({ changes: alerts });
+      webhookBurst = await runWebhookBurst({ changes: alerts, dir });
     }
     const lastPaced = paced.at(-1);
     const results: BenchResults = {
