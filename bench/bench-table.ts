@@ -41,6 +41,8 @@ export interface BenchResults {
   readonly storeOps?: StoreOpsRun;
   readonly growth?: GrowthRun[];
   readonly rss?: DaemonRssRun;
+  /** 1-minute load average before and after a section (other processes share the cores). */
+  readonly sectionLoad: Readonly<Record<string, { before: number; after: number }>>;
   readonly totalMs: number;
 }
 
@@ -51,6 +53,12 @@ const ms = (value: number, digits = 1): string => `${fmt(value, digits)} ms`;
 const kib = (bytes: number | undefined): string => (bytes === undefined ? "n/a" : `${fmt(bytes / 1024, 1)} KiB`);
 const mib = (bytes: number): string => `${fmt(bytes / 1_048_576, 1)} MiB`;
 const verdict = (ok: boolean): string => (ok ? "pass" : "FAIL");
+
+/** "load 3.1 -> 4.0": the machine's 1-minute load average around a section, or nothing. */
+function loadNote(r: BenchResults, name: string): string {
+  const load = r.sectionLoad[name];
+  return load ? `; load average ${fmt(load.before, 1)} -> ${fmt(load.after, 1)} on ${r.machine.cpus} cores` : "";
+}
 
 function table(title: string, head: readonly string[], rows: ReadonlyArray<readonly string[]>): string {
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
@@ -146,7 +154,7 @@ export function printReport(r: BenchResults, out: NodeJS.WritableStream): void {
     const a = r.alerts;
     parts.push(
       table(
-        `Alerts: ${fmt(a.changes)} changes, both lenses, ${a.rounds} bursts, polling mode, state in a SQLite file (fake Slack: ${a.slackRateLimit})`,
+        `Alerts: ${fmt(a.changes)} changes, both lenses, ${a.rounds} bursts, polling mode, state in a SQLite file (fake Slack: ${a.slackRateLimit}${loadNote(r, "alerts")})`,
         [
           "drain",
           "passes",
@@ -190,7 +198,7 @@ export function printReport(r: BenchResults, out: NodeJS.WritableStream): void {
     const b = r.webhookBurst;
     parts.push(
       table(
-        `Alerts, webhook mode: a burst delivered by the emulator itself (up to 1,000 at once) to a receiver in process, state in a SQLite file, fake Slack limited to ${b.slackRateLimit}`,
+        `Alerts, webhook mode: a burst delivered by the emulator itself (up to 1,000 at once) to a receiver in process, state in a SQLite file, fake Slack limited to ${b.slackRateLimit}${loadNote(r, "webhook-burst")}`,
         [
           "changes",
           "alerts in Slack",
@@ -229,12 +237,11 @@ export function printReport(r: BenchResults, out: NodeJS.WritableStream): void {
 
 /** The tables of the state-engine measurements (issue 13), each with its target and verdict. */
 function printStateTables(r: BenchResults, parts: string[]): void {
-  const load = r.machine.loadAverage.map((x) => fmt(x, 2)).join(" / ");
   if (r.pollPath) {
     const p = r.pollPath;
     parts.push(
       table(
-        `Poll path per alert on the real store (daemon side in a child process; CPU: process.cpuUsage; written: /proc wchar minus socket bytes, and block-layer write_bytes; pace ${p.messagesPerSecond}/s per channel; load average at the end ${load})`,
+        `Poll path per alert on the real store (daemon side in a child process; CPU: process.cpuUsage; written: /proc wchar minus socket bytes, and block-layer write_bytes; pace ${p.messagesPerSecond}/s per channel${loadNote(r, "poll-path")})`,
         [
           "passes",
           "alerts/pass",
@@ -276,7 +283,7 @@ function printStateTables(r: BenchResults, parts: string[]): void {
       .join(", ");
     parts.push(
       table(
-        `Webhook burst to retention-sync run (dist/cli.js, state in a SQLite file): ${fmt(w.events)} signed events sent ${w.concurrency} at a time; fake Slack limited to ${w.slackRateLimit}`,
+        `Webhook burst to retention-sync run (dist/cli.js, state in a SQLite file): ${fmt(w.events)} signed events sent ${w.concurrency} at a time; fake Slack limited to ${w.slackRateLimit}${loadNote(r, "webhook-paced")}`,
         [
           "answers",
           "p50",
@@ -329,7 +336,7 @@ function printStateTables(r: BenchResults, parts: string[]): void {
     ];
     parts.push(
       table(
-        `Outbox queue on the real store (child process; single-alert drafts of ${fmt(o.draftJsonBytes)} bytes of JSON)`,
+        `Outbox queue on the real store (child process; single-alert drafts of ${fmt(o.draftJsonBytes)} bytes of JSON${loadNote(r, "store-ops")})`,
         ["per message", "messages", "CPU", "wall", "written", "block layer"],
         [
           row("enqueue, one per call", o.enqueueOne),
@@ -346,7 +353,7 @@ function printStateTables(r: BenchResults, parts: string[]): void {
   for (const g of r.growth ?? []) {
     parts.push(
       table(
-        `Growth: ${fmt(g.alertsPerDay)} alerts/day in ${fmt(g.passesPerDay)} poll passes/day, alerts.dedupeRetention ${g.retentionDays} d, sent marks and thread roots ${g.sentRetentionDays} d, swept every 10 simulated minutes (state file at the end of each day)`,
+        `Growth: ${fmt(g.alertsPerDay)} alerts/day in ${fmt(g.passesPerDay)} poll passes/day, alerts.dedupeRetention ${g.retentionDays} d, sent marks and thread roots ${g.sentRetentionDays} d, swept every 10 simulated minutes (state file at the end of each day${loadNote(r, `growth ${g.retentionDays}/${g.sentRetentionDays}`)})`,
         ["day", "alerts", "file", "wal", "handled keys", "waiting", "sent marks", "kv rows", "free pages", "CPU"],
         g.byDay.map((d) => [
           fmt(d.day),
@@ -375,7 +382,7 @@ function printStateTables(r: BenchResults, parts: string[]): void {
     const x = r.rss;
     parts.push(
       table(
-        `Daemon RSS: retention-sync run (dist/cli.js), ${fmt(x.rows)}-row HRIS file, polling every ${x.pollIntervalS} s, ${x.changesPerPass} changes per pass, VmRSS every ${x.sampleEveryS} s`,
+        `Daemon RSS: retention-sync run (dist/cli.js), ${fmt(x.rows)}-row HRIS file, polling every ${x.pollIntervalS} s, ${x.changesPerPass} changes per pass, VmRSS every ${x.sampleEveryS} s${loadNote(r, "rss")}`,
         ["at", "RSS", "passes", "CPU so far"],
         x.samples.map((s) => [`${fmt(s.atS)} s`, `${fmt(s.rssMb, 1)} MB`, fmt(s.passes), sec(s.cpuMs)]),
       ),

@@ -246,6 +246,15 @@ async function main(): Promise<void> {
   const started = performance.now();
   const dir = await mkdtemp(join(tmpdir(), "retention-sync-bench-"));
   const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
+  // The machine's 1-minute load average before and after each state-engine section: the noise
+  // next to its figures (other processes share the cores).
+  const sectionLoad: Record<string, { before: number; after: number }> = {};
+  const withLoad = async <T>(name: string, work: () => Promise<T>): Promise<T> => {
+    const before = loadavg()[0] ?? 0;
+    const result = await work();
+    sectionLoad[name] = { before, after: loadavg()[0] ?? 0 };
+    return result;
+  };
   try {
     const readDiffPlan: BenchResults["readDiffPlan"] = [];
     const reconcile: ReconcileRun[] = [];
@@ -285,7 +294,7 @@ async function main(): Promise<void> {
     let alertsRun: AlertsRun | undefined;
     if (runs("alerts")) {
       log(`alerts: ${alerts} changes, both lenses (state file)`);
-      alertsRun = await runAlerts({ changes: alerts, rounds: 10, dir });
+      alertsRun = await withLoad("alerts", () => runAlerts({ changes: alerts, rounds: 10, dir }));
     }
     let webhook: WebhookLatencyRun | undefined;
     if (runs("webhook-latency")) {
@@ -295,23 +304,23 @@ async function main(): Promise<void> {
     let webhookBurst: WebhookBurstRun | undefined;
     if (runs("webhook-burst")) {
       log(`alerts: webhook mode, a burst of ${alerts} changes delivered by the emulator (state file)`);
-      webhookBurst = await runWebhookBurst({ changes: alerts, dir });
+      webhookBurst = await withLoad("webhook-burst", () => runWebhookBurst({ changes: alerts, dir }));
     }
     let pollPathRun: PollPathRun | undefined;
     if (runs("poll-path")) {
       log(
         `poll path: ${pollPath.burstPasses} passes of ${pollPath.burst}, ${pollPath.singlePasses} of ${pollPath.single}`,
       );
-      pollPathRun = await runPollPath({ dir, ...pollPath });
+      pollPathRun = await withLoad("poll-path", () => runPollPath({ dir, ...pollPath }));
     }
     let webhookPacedRun: WebhookPacedRun | undefined;
     if (runs("webhook-paced")) {
-      webhookPacedRun = await runWebhookPaced({ dir, ...webhookPaced, log });
+      webhookPacedRun = await withLoad("webhook-paced", () => runWebhookPaced({ dir, ...webhookPaced, log }));
     }
     let storeOps: StoreOpsRun | undefined;
     if (runs("store-ops")) {
       log(`outbox queue: ${pendingSize} messages (child process)`);
-      storeOps = await runStoreOps({ dir, size: pendingSize });
+      storeOps = await withLoad("store-ops", () => runStoreOps({ dir, size: pendingSize }));
     }
     const growthRuns: GrowthRun[] = [];
     if (runs("growth")) {
@@ -321,20 +330,22 @@ async function main(): Promise<void> {
             `${run.sentRetentionDays} d sent marks (child process)`,
         );
         growthRuns.push(
-          await runGrowth({
-            dir,
-            days: growth.days,
-            alertsPerDay: growth.alertsPerDay,
-            passesPerDay: growth.passesPerDay,
-            people: growth.people,
-            ...run,
-          }),
+          await withLoad(`growth ${run.retentionDays}/${run.sentRetentionDays}`, () =>
+            runGrowth({
+              dir,
+              days: growth.days,
+              alertsPerDay: growth.alertsPerDay,
+              passesPerDay: growth.passesPerDay,
+              people: growth.people,
+              ...run,
+            }),
+          ),
         );
       }
     }
     let rssRun: DaemonRssRun | undefined;
     if (runs("rss")) {
-      rssRun = await runDaemonRss({ dir, ...rss, log });
+      rssRun = await withLoad("rss", () => runDaemonRss({ dir, ...rss, log }));
     }
     const lastPaced = paced.at(-1);
     const results: BenchResults = {
@@ -378,6 +389,7 @@ async function main(): Promise<void> {
       ...(storeOps ? { storeOps } : {}),
       ...(growthRuns.length > 0 ? { growth: growthRuns } : {}),
       ...(rssRun ? { rss: rssRun } : {}),
+      sectionLoad,
       totalMs: performance.now() - started,
     };
     printReport(results, process.stdout);
