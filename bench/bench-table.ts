@@ -274,7 +274,9 @@ function printStateTables(r: BenchResults, parts: string[]): void {
         }),
       ),
     );
-    parts.push(`  alerts handed over ${fmt(p.alertsHandedOver)}, alerts in Slack ${fmt(p.alertsInSlack)}\n`);
+    parts.push(
+      `  alerts handed over ${fmt(p.alertsHandedOver)}, alerts in Slack ${fmt(p.alertsInSlack)}; one chat.postMessage through the daemon's Slack client alone (no store, back to back): ${ms(p.slackPostCpuMs, 2)} CPU (${fmt(p.slackPosts)} posts)\n`,
+    );
   }
   if (r.webhookPaced) {
     const w = r.webhookPaced;

@@ -9,7 +9,11 @@ import { openStateStore } from "../src/store/state-store.js";
 import { BOTH_LENS_ROUTES } from "./alert-routes.js";
 import { childMain, progress } from "./child-process.js";
 import type { PollPathChildInput, PollPathPass } from "./poll-path.js";
-import { addCosts, ClientSocketBytes, endSpan, startSpan, stateFileBytes } from "./proc-stats.js";
+import { addCosts, ClientSocketBytes, cpuMsSince, endSpan, startSpan, stateFileBytes } from "./proc-stats.js";
+import { singleDrafts } from "./synthetic-changes.js";
+
+/** Slack posts measured on their own after the passes (after 20 more to warm up). */
+const SLACK_POSTS = 100;
 
 /**
  * The daemon's side of the poll-path measurement, alone in this process: a real state file, the
@@ -29,11 +33,8 @@ childMain(async (input: PollPathChildInput) => {
   // Two delivery services over the one store and queue: the pipeline's has no poster, so its pass
   // ends at the hand-over (its flush is a no-op); the second one then posts what the pass queued,
   // exactly as the pass's own flush would. The split shows what each half costs.
-  const sending = createDelivery(settings, {
-    store,
-    poster: webClientPoster(createSlackWebClient({ token: input.slackToken, apiUrl: input.slackUrl, logger })),
-    logger,
-  });
+  const poster = webClientPoster(createSlackWebClient({ token: input.slackToken, apiUrl: input.slackUrl, logger }));
+  const sending = createDelivery(settings, { store, poster, logger });
   const pipeline = createAlertPipeline({
     settings,
     store,
@@ -96,7 +97,21 @@ childMain(async (input: PollPathChildInput) => {
     for (let i = 0; i < input.burstPasses; i += 1) passes.push(await pass("digest", input.burst / 2, true));
     passes.push(await pass("single", input.single / 2, false));
     for (let i = 0; i < input.singlePasses; i += 1) passes.push(await pass("single", input.single / 2, true));
-    return { passes, stateFileBytes: stateFileBytes(input.stateFile) };
+    // What one chat.postMessage costs the daemon by itself (the Slack SDK, HTTP, no store), back to
+    // back: part of every single message's cost above.
+    const drafts = await singleDrafts(SLACK_POSTS + 20, 50_000_000);
+    let slackPostCpuMs = 0;
+    for (const [i, draft] of drafts.entries()) {
+      const cpu = process.cpuUsage();
+      await poster.postMessage({ channel: draft.channel, text: draft.message.text, blocks: draft.message.blocks });
+      if (i >= 20) slackPostCpuMs += cpuMsSince(cpu);
+    }
+    return {
+      passes,
+      slackPostCpuMs: slackPostCpuMs / SLACK_POSTS,
+      slackPosts: SLACK_POSTS,
+      stateFileBytes: stateFileBytes(input.stateFile),
+    };
   } finally {
     await client.close();
     await store.close();

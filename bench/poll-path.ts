@@ -61,6 +61,9 @@ export interface PollPathRun {
   readonly alertsInSlack: number;
   readonly stateFileBytes: { db: number; wal: number };
   readonly messagesPerSecond: number;
+  /** CPU of one chat.postMessage through the daemon's Slack client alone (no store), back to back. */
+  readonly slackPostCpuMs: number;
+  readonly slackPosts: number;
 }
 
 const sum = (values: readonly number[]) => values.reduce((a, b) => a + b, 0);
@@ -123,13 +126,19 @@ export async function runPollPath(input: {
       singlePasses: input.singlePasses,
       messagesPerSecond,
     };
-    const result = await runChild<{ passes: PollPathPass[]; stateFileBytes: { db: number; wal: number } }>(
-      "poll-path-child.js",
-      child,
-      ["--expose-gc"],
-    );
-    const posted = slack.calls.filter((c) => c.method === "chat.postMessage" && c.status === 200);
+    const result = await runChild<{
+      passes: PollPathPass[];
+      slackPostCpuMs: number;
+      slackPosts: number;
+      stateFileBytes: { db: number; wal: number };
+    }>("poll-path-child.js", child, ["--expose-gc"]);
+    // The posts measured alone carry no change of the passes: left out of the count.
+    const posted = slack.calls
+      .filter((c) => c.method === "chat.postMessage" && c.status === 200)
+      .slice(0, -(result.slackPosts + 20));
     return {
+      slackPostCpuMs: result.slackPostCpuMs,
+      slackPosts: result.slackPosts,
       summaries: (["digest", "single"] as const).flatMap((kind) => summarize(kind, result.passes) ?? []),
       passes: result.passes,
       alertsHandedOver: sum(result.passes.map((p) => p.alerts)),

@@ -1,41 +1,12 @@
 import { join } from "node:path";
-import type { Alert } from "../src/alerts/alert.js";
-import { alertSettings } from "../src/alerts/alert-settings.js";
-import { ChangeEnricher } from "../src/alerts/enrich.js";
-import { type AlertDraft, planDeliveries } from "../src/alerts/plan-deliveries.js";
-import { configSchema } from "../src/config/schema.js";
 import { Outbox, THREADS_NAMESPACE, ThreadIndex } from "../src/delivery/outbox.js";
-import { silentLogger } from "../src/logger.js";
 import { openStateStore } from "../src/store/state-store.js";
-import { BOTH_LENS_ROUTES } from "./alert-routes.js";
 import { childMain, progress } from "./child-process.js";
 import { endSpan, type SpanCost, startSpan, stateFileBytes } from "./proc-stats.js";
 import type { StoreOpsInput, StoreOpsRun } from "./store-ops.js";
-import { COMPETITOR, type LensKind, OWN_ORG_ID, seededRandom, syntheticChange } from "./synthetic-changes.js";
+import { singleDrafts } from "./synthetic-changes.js";
 
 const RETENTION_MS = 30 * 86_400_000;
-
-/** `count` single-alert drafts as a hand-over plans them (half per lens, one channel per lens). */
-async function singleDrafts(count: number, firstId: number): Promise<AlertDraft[]> {
-  const random = seededRandom(firstId);
-  const enricher = new ChangeEnricher({
-    getEmployee: () => Promise.reject(new Error("not asked")),
-    logger: silentLogger(),
-  });
-  const alerts: Alert[] = [];
-  const now = new Date().toISOString();
-  for (let i = 0; i < count; i += 1) {
-    const kind: LensKind = i % 2 === 0 ? "retention" : "poaching";
-    const lens =
-      kind === "retention"
-        ? { kind, organizationId: OWN_ORG_ID }
-        : { kind, organizationId: COMPETITOR.id, competitor: { ...COMPETITOR } };
-    alerts.push(await enricher.toAlert(syntheticChange(firstId + i, kind, i % 20_000, now, random), lens));
-  }
-  const { routing } = alertSettings(configSchema.parse({ alerts: { routes: BOTH_LENS_ROUTES } }));
-  // A threshold above the count: every alert is a message of its own (the largest entries).
-  return planDeliveries({ alerts, routing, digestThreshold: count + 1, managerDm: false }).drafts;
-}
 
 function per(cost: SpanCost, count: number) {
   return {

@@ -1,8 +1,15 @@
+import type { Alert } from "../src/alerts/alert.js";
+import { alertSettings } from "../src/alerts/alert-settings.js";
+import { ChangeEnricher } from "../src/alerts/enrich.js";
+import { type AlertDraft, planDeliveries } from "../src/alerts/plan-deliveries.js";
 import type { PollClient } from "../src/alerts/poll-changes.js";
 import type { ChangeItem } from "../src/api/change-item.js";
 import { CHANGE_TYPES } from "../src/api/change-types.js";
 import type { Competitor } from "../src/api/loose-records.js";
 import { type Employee, type Me, riskLevelOfScore } from "../src/api/spec-records.js";
+import { configSchema } from "../src/config/schema.js";
+import { silentLogger } from "../src/logger.js";
+import { BOTH_LENS_ROUTES } from "./alert-routes.js";
 
 /**
  * Changes made up in the bench process, shaped like the emulator's (same fields, similar text
@@ -116,4 +123,26 @@ export class InMemoryPollClient implements PollClient {
   async getEmployee(id: number): Promise<Employee> {
     throw new Error(`InMemoryPollClient: no employee look-up expected (asked for ${id})`);
   }
+}
+
+/** `count` single-alert drafts as a hand-over plans them (half per lens, one channel per lens). */
+export async function singleDrafts(count: number, firstId: number): Promise<AlertDraft[]> {
+  const random = seededRandom(firstId);
+  const enricher = new ChangeEnricher({
+    getEmployee: () => Promise.reject(new Error("not asked")),
+    logger: silentLogger(),
+  });
+  const alerts: Alert[] = [];
+  const now = new Date().toISOString();
+  for (let i = 0; i < count; i += 1) {
+    const kind: LensKind = i % 2 === 0 ? "retention" : "poaching";
+    const lens =
+      kind === "retention"
+        ? { kind, organizationId: OWN_ORG_ID }
+        : { kind, organizationId: COMPETITOR.id, competitor: { ...COMPETITOR } };
+    alerts.push(await enricher.toAlert(syntheticChange(firstId + i, kind, i % 20_000, now, random), lens));
+  }
+  const { routing } = alertSettings(configSchema.parse({ alerts: { routes: BOTH_LENS_ROUTES } }));
+  // A threshold above the count: every alert is a message of its own (the largest entries).
+  return planDeliveries({ alerts, routing, digestThreshold: count + 1, managerDm: false }).drafts;
 }
