@@ -244,6 +244,7 @@ async function main(): Promise<void> {
     changesPerPass: positiveInt(values["rss-changes-per-pass"], "--rss-changes-per-pass", 5),
   };
   const started = performance.now();
+  const startedAt = new Date().toISOString();
   const dir = await mkdtemp(join(tmpdir(), "retention-sync-bench-"));
   const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
   // The machine's 1-minute load average before and after each state-engine section: the noise
@@ -349,7 +350,7 @@ async function main(): Promise<void> {
     }
     const lastPaced = paced.at(-1);
     const results: BenchResults = {
-      startedAt: new Date().toISOString(),
+      startedAt,
       machine: {
         node: process.version,
         cpus: cpus().length,
