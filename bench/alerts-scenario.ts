@@ -1,3 +1,4 @@
+import { join } from "node:path";
 import { type FakeSlackCall, startEmulator, startFakeSlack } from "@retention-sync/emulator";
 import { createAlertPipeline } from "../src/alerts/alert-pipeline.js";
 import { alertSettings } from "../src/alerts/alert-settings.js";
@@ -7,6 +8,7 @@ import { configSchema } from "../src/config/schema.js";
 import { silentLogger } from "../src/logger.js";
 import { createSlackWebClient, webClientPoster } from "../src/slack/slack-poster.js";
 import { openStateStore } from "../src/store/state-store.js";
+import { BOTH_LENS_ROUTES } from "./alert-routes.js";
 import { apiRequests, emulatorControl } from "./roster-fixture.js";
 
 export interface AlertsRun {
@@ -48,18 +50,6 @@ export function alertsInMessage(call: FakeSlackCall): { readonly alerts: number;
   return { alerts, digest: true };
 }
 
-/**
- * `changes` detected changes, half on the own company (retention lens) and half on a competitor
- * workspace (poaching lens), raised in `rounds` bursts through `/_emulator/signals` (at most 1,000
- * per call); after each burst one poll pass delivers into the fake Slack, then passes repeat
- * until the outbox is empty.
- */
-/** Every alert of either lens, one channel per lens. */
-export const BOTH_LENS_ROUTES = [
-  { name: "retention", lens: "retention", minRiskLevel: "low", channel: "#hr-alerts" },
-  { name: "poaching", lens: "poaching", minRiskLevel: "low", channel: "#poaching-alerts" },
-] as const;
-
 /** A competitor workspace plus `perLens` tracked people in it and in the own company. */
 export async function seedBothLenses(
   emu: Parameters<typeof emulatorControl>[0],
@@ -80,13 +70,19 @@ export async function seedBothLenses(
   return competitor;
 }
 
-export async function runAlerts(input: { changes: number; rounds: number }): Promise<AlertsRun> {
+/**
+ * `changes` detected changes, half on the own company (retention lens) and half on a competitor
+ * workspace (poaching lens), raised in `rounds` bursts through `/_emulator/signals` (at most 1,000
+ * per call); after each burst one poll pass delivers into the fake Slack, then passes repeat
+ * until the outbox is empty.
+ */
+export async function runAlerts(input: { changes: number; rounds: number; dir: string }): Promise<AlertsRun> {
   const emu = await startEmulator({ port: 0, seed: "empty", rateLimitPerMinute: 1_000_000, importDelayMs: 0 });
   // Slack's chat.postMessage allows about one message per second per channel; two channels here.
   const slackRateLimit = { method: "chat.postMessage", limit: 2, windowMs: 1_000, retryAfter: 1 };
   const slack = await startFakeSlack();
   slack.setRateLimit(slackRateLimit);
-  const store = await openStateStore(":memory:");
+  const store = await openStateStore(join(input.dir, "alerts.sqlite"));
   try {
     const client = new RetentionClient({ baseUrl: emu.baseUrl, apiKey: emu.writeKey, requestsPerMinute: 1_000_000 });
     const competitor = await seedBothLenses(emu, client, 2_000);

@@ -1,16 +1,32 @@
 import type { AlertsRun } from "./alerts-scenario.js";
+import type { DaemonRssRun } from "./daemon-rss.js";
+import type { GrowthRun } from "./growth.js";
 import type { PlanMeasurement } from "./measure-plan.js";
 import type { NaiveRun } from "./naive-baseline.js";
+import type { PollPathRun } from "./poll-path.js";
 import type { RosterShape } from "./roster-fixture.js";
 import type { ReconcileRun } from "./roster-scenario.js";
+import type { StoreOpsRun } from "./store-ops.js";
 import type { WebhookBurstRun } from "./webhook-burst.js";
 import type { WebhookLatencyRun } from "./webhook-latency.js";
+import type { WebhookPacedRun } from "./webhook-paced.js";
 
 /** Everything one `npm run bench` measured: what the tables print and bench-results.json holds. */
 export interface BenchResults {
   readonly startedAt: string;
-  readonly machine: { node: string; cpus: number; cpuModel: string; platform: string };
-  readonly options: { sizes: number[]; pacedSizes: number[]; alerts: number; quick: boolean };
+  readonly machine: { node: string; cpus: number; cpuModel: string; platform: string; loadAverage: number[] };
+  readonly options: {
+    sizes: number[];
+    pacedSizes: number[];
+    alerts: number;
+    quick: boolean;
+    sections: string[];
+    pollPath: { burst: number; burstPasses: number; single: number; singlePasses: number };
+    webhookPaced: { events: number; concurrency: number };
+    pendingSize: number;
+    growth: { days: number; alertsPerDay: number; passesPerDay: number; people: number };
+    rss: { durationS: number; rows: number; sampleEveryS: number; warmupS: number; pollIntervalS: number };
+  };
   readonly readDiffPlan: Array<{ shape: RosterShape; pinnedToOneCore: boolean } & PlanMeasurement>;
   readonly reconcile: ReconcileRun[];
   /** At the real limit, one run per `--paced-size`; the naive baseline repeats the last (largest). */
@@ -20,12 +36,29 @@ export interface BenchResults {
   readonly alerts?: AlertsRun;
   readonly webhook?: WebhookLatencyRun;
   readonly webhookBurst?: WebhookBurstRun;
+  readonly pollPath?: PollPathRun;
+  readonly webhookPaced?: WebhookPacedRun;
+  readonly storeOps?: StoreOpsRun;
+  readonly growth?: GrowthRun[];
+  readonly rss?: DaemonRssRun;
+  /** 1-minute load average before and after a section (other processes share the cores). */
+  readonly sectionLoad: Readonly<Record<string, { before: number; after: number }>>;
   readonly totalMs: number;
 }
 
 const fmt = (n: number, digits = 0): string =>
   n.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
 const sec = (ms: number): string => `${fmt(ms / 1000, 2)} s`;
+const ms = (value: number, digits = 1): string => `${fmt(value, digits)} ms`;
+const kib = (bytes: number | undefined): string => (bytes === undefined ? "n/a" : `${fmt(bytes / 1024, 1)} KiB`);
+const mib = (bytes: number): string => `${fmt(bytes / 1_048_576, 1)} MiB`;
+const verdict = (ok: boolean): string => (ok ? "pass" : "FAIL");
+
+/** "load 3.1 -> 4.0": the machine's 1-minute load average around a section, or nothing. */
+function loadNote(r: BenchResults, name: string): string {
+  const load = r.sectionLoad[name];
+  return load ? `; load average ${fmt(load.before, 1)} -> ${fmt(load.after, 1)} on ${r.machine.cpus} cores` : "";
+}
 
 function table(title: string, head: readonly string[], rows: ReadonlyArray<readonly string[]>): string {
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
@@ -38,40 +71,40 @@ function table(title: string, head: readonly string[], rows: ReadonlyArray<reado
 export function printReport(r: BenchResults, out: NodeJS.WritableStream): void {
   const parts: string[] = [];
   parts.push(`retention-sync bench: node ${r.machine.node}, ${r.machine.cpus} cores (${r.machine.cpuModel})\n`);
-  parts.push(
-    table(
-      `Read + diff + plan (pure functions, one child process${r.readDiffPlan.every((m) => m.pinnedToOneCore) ? " pinned to one core" : ""}; targets: 100,000 rows < 2 s and < 300 MB, 1,000,000 rows < 10 s and < 600 MB)`,
-      [
-        "rows",
-        "wall",
-        "CPU user+sys",
-        "RSS before",
-        "peak RSS",
-        "adds",
-        "revives",
-        "archives",
-        "deferred",
-        "memory save",
-        "memory load",
-      ],
-      r.readDiffPlan.map((m) => [
-        fmt(m.rows),
-        sec(m.wallMs),
-        sec(m.cpuUserMs + m.cpuSystemMs),
-        `${fmt(m.rssBeforeMb)} MB`,
-        `${fmt(m.peakRssMb)} MB`,
-        fmt(m.planned.add ?? 0),
-        fmt(m.planned.revive ?? 0),
-        fmt(m.planned.archive ?? 0),
-        fmt(m.deferred),
-        sec(m.memorySaveMs),
-        sec(m.memoryLoadMs),
-      ]),
-    ),
-  );
+  if (r.readDiffPlan.length > 0)
+    parts.push(
+      table(
+        `Read + diff + plan (pure functions, one child process${r.readDiffPlan.every((m) => m.pinnedToOneCore) ? " pinned to one core" : ""}; targets: 100,000 rows < 2 s and < 300 MB, 1,000,000 rows < 10 s and < 600 MB)`,
+        [
+          "rows",
+          "wall",
+          "CPU user+sys",
+          "RSS before",
+          "peak RSS",
+          "adds",
+          "revives",
+          "archives",
+          "deferred",
+          "memory save",
+          "memory load",
+        ],
+        r.readDiffPlan.map((m) => [
+          fmt(m.rows),
+          sec(m.wallMs),
+          sec(m.cpuUserMs + m.cpuSystemMs),
+          `${fmt(m.rssBeforeMb)} MB`,
+          `${fmt(m.peakRssMb)} MB`,
+          fmt(m.planned.add ?? 0),
+          fmt(m.planned.revive ?? 0),
+          fmt(m.planned.archive ?? 0),
+          fmt(m.deferred),
+          sec(m.memorySaveMs),
+          sec(m.memoryLoadMs),
+        ]),
+      ),
+    );
   const runs = [...r.reconcile, ...r.paced];
   const lastPaced = r.paced.at(-1);
-  // `--plan-only` runs no reconcile against the emulator: no empty table for it.
   if (runs.length > 0)
     parts.push(
       table(
@@ -121,7 +154,7 @@ export function printReport(r: BenchResults, out: NodeJS.WritableStream): void {
     const a = r.alerts;
     parts.push(
       table(
-        `Alerts: ${fmt(a.changes)} changes, both lenses, ${a.rounds} bursts, polling mode (fake Slack: ${a.slackRateLimit})`,
+        `Alerts: ${fmt(a.changes)} changes, both lenses, ${a.rounds} bursts, polling mode, state in a SQLite file (fake Slack: ${a.slackRateLimit}${loadNote(r, "alerts")})`,
         [
           "drain",
           "passes",
@@ -155,7 +188,7 @@ export function printReport(r: BenchResults, out: NodeJS.WritableStream): void {
     const w = r.webhook;
     parts.push(
       table(
-        "Alerts, webhook mode: one change at a time, from detectedAt to its Slack post",
+        "Alerts, webhook mode: one change at a time, from detectedAt to its Slack post (receiver in process, state in a SQLite file)",
         ["changes", "delivered", "latency p50", "max"],
         [[fmt(w.changes), fmt(w.delivered), sec(w.latencyMs.p50), sec(w.latencyMs.max)]],
       ),
@@ -165,8 +198,20 @@ export function printReport(r: BenchResults, out: NodeJS.WritableStream): void {
     const b = r.webhookBurst;
     parts.push(
       table(
-        `Alerts, webhook mode: a burst of changes, fake Slack limited to ${b.slackRateLimit}`,
-        ["changes", "alerts in Slack", "messages", "digests", "Slack 429s", "drain", "latency p50", "p95", "max"],
+        `Alerts, webhook mode: a burst delivered by the emulator itself (up to 1,000 at once) to a receiver in process, state in a SQLite file, fake Slack limited to ${b.slackRateLimit}${loadNote(r, "webhook-burst")}`,
+        [
+          "changes",
+          "alerts in Slack",
+          "messages",
+          "digests",
+          "Slack 429s",
+          "drain",
+          "latency p50",
+          "p95",
+          "max",
+          "endpoint enabled",
+          "most failures in a row",
+        ],
         [
           [
             fmt(b.changes),
@@ -178,11 +223,176 @@ export function printReport(r: BenchResults, out: NodeJS.WritableStream): void {
             sec(b.latencyMs.p50),
             sec(b.latencyMs.p95),
             sec(b.latencyMs.max),
+            b.endpoint.enabled ? "yes" : "NO",
+            fmt(b.endpoint.maxConsecutiveFailures),
           ],
         ],
       ),
     );
   }
+  printStateTables(r, parts);
   parts.push(`total ${sec(r.totalMs)}\n`);
   out.write(parts.join("\n"));
+}
+
+/** The tables of the state-engine measurements (issue 13), each with its target and verdict. */
+function printStateTables(r: BenchResults, parts: string[]): void {
+  if (r.pollPath) {
+    const p = r.pollPath;
+    parts.push(
+      table(
+        `Poll path per alert on the real store (daemon side in a child process; CPU: process.cpuUsage; written: /proc wchar minus socket bytes, and block-layer write_bytes; pace ${p.messagesPerSecond}/s per channel${loadNote(r, "poll-path")})`,
+        [
+          "passes",
+          "alerts/pass",
+          "messages",
+          "CPU/alert",
+          "range (passes)",
+          "of which hand-over",
+          "written/alert",
+          "block layer",
+          "file growth",
+          "target",
+          "verdict",
+        ],
+        p.summaries.map((x) => {
+          const cpuTarget = x.kind === "digest" ? 1 : 3;
+          const bytesOk = x.kind === "single" || (x.fileWriteBytesPerAlert ?? Infinity) <= 10 * 1024;
+          return [
+            `${fmt(x.passes)} ${x.kind === "digest" ? "digested" : "single-message"}`,
+            fmt(x.alertsPerPass),
+            fmt(x.messages),
+            ms(x.cpuMsPerAlert, 2),
+            `${fmt(x.cpuMsPerAlertRange[0], 2)}-${fmt(x.cpuMsPerAlertRange[1], 2)}`,
+            ms(x.handOverCpuMsPerAlert, 2),
+            kib(x.fileWriteBytesPerAlert),
+            kib(x.blockWriteBytesPerAlert),
+            kib(x.fileGrowthBytesPerAlert),
+            x.kind === "digest" ? "<= 1 ms, <= 10 KB" : "<= 3 ms",
+            verdict(x.cpuMsPerAlert <= cpuTarget && bytesOk),
+          ];
+        }),
+      ),
+    );
+    parts.push(
+      `  alerts handed over ${fmt(p.alertsHandedOver)}, alerts in Slack ${fmt(p.alertsInSlack)}; one chat.postMessage through the daemon's Slack client alone (no store, back to back): ${ms(p.slackPostCpuMs, 2)} CPU (${fmt(p.slackPosts)} posts)\n`,
+    );
+  }
+  if (r.webhookPaced) {
+    const w = r.webhookPaced;
+    const answers = Object.entries(w.answers)
+      .map(([status, n]) => `${status}: ${fmt(n)}`)
+      .join(", ");
+    parts.push(
+      table(
+        `Webhook burst to retention-sync run (dist/cli.js, state in a SQLite file): ${fmt(w.events)} signed events sent ${w.concurrency} at a time; fake Slack limited to ${w.slackRateLimit}${loadNote(r, "webhook-paced")}`,
+        [
+          "answers",
+          "p50",
+          "p99",
+          "max",
+          "over 10 s",
+          "most failures in a row",
+          "send",
+          "alerts in Slack",
+          "missing",
+          "twice",
+          "messages",
+          "digests",
+          "drain",
+        ],
+        [
+          [
+            answers,
+            ms(w.answerMs.p50),
+            ms(w.answerMs.p99),
+            ms(w.answerMs.max),
+            fmt(w.over10s),
+            fmt(w.maxConsecutiveFailures),
+            sec(w.sendMs),
+            fmt(w.alertsInSlack),
+            fmt(w.missing),
+            fmt(w.duplicated),
+            fmt(w.slackMessages),
+            fmt(w.digestMessages),
+            sec(w.drainMs),
+          ],
+        ],
+      ),
+    );
+    const ok = w.answerMs.p99 < 100 && w.over10s === 0 && !w.wouldDisable && w.missing === 0 && w.duplicated === 0;
+    parts.push(
+      `  targets: p99 < 100 ms, 0 over 10 s, every alert once, endpoint never disabled (emulator rule: ${fmt(10)} failures in a row): ${verdict(ok)}\n` +
+        `  daemon: ${fmt(w.daemon.cpuMsSending)} ms CPU while sending (${fmt(w.daemon.cpuMsSending / w.events, 2)} ms per event), ${fmt(w.daemon.cpuMsToDrained)} ms until drained, RSS max ${fmt(w.daemon.rssMaxMb)} MB, state ${mib(w.daemon.stateBytes.db + w.daemon.stateBytes.wal)}, exit ${w.daemon.exitCode}; sender event-loop delay p99 ${ms(w.senderLoopDelayP99Ms)}\n`,
+    );
+  }
+  if (r.storeOps) {
+    const o = r.storeOps;
+    const row = (name: string, x: StoreOpsRun["enqueueOne"]) => [
+      name,
+      fmt(x.count),
+      ms(x.cpuMs, 3),
+      ms(x.wallMs, 3),
+      kib(x.fileWriteBytes),
+      kib(x.blockWriteBytes),
+    ];
+    parts.push(
+      table(
+        `Outbox queue on the real store (child process; single-alert drafts of ${fmt(o.draftJsonBytes)} bytes of JSON${loadNote(r, "store-ops")})`,
+        ["per message", "messages", "CPU", "wall", "written", "block layer"],
+        [
+          row("enqueue, one per call", o.enqueueOne),
+          row("enqueue, one hand-over transaction", o.enqueueBatch),
+          row("ack (mark sent), one per call", o.ackOne),
+          row("one posted message's bookkeeping", o.postedBookkeeping),
+        ],
+      ),
+    );
+    parts.push(
+      `  pending() with ${fmt(o.waitingScanned)} waiting: median ${ms(o.pendingScan.wallMsMedian)} wall (max ${ms(o.pendingScan.wallMsMax)}), ${ms(o.pendingScan.cpuMsMedian)} CPU over ${o.pendingScan.runs} runs; countPending ${ms(o.countPendingWallMsMedian, 2)}; target < 100 ms: ${verdict(o.pendingScan.wallMsMedian < 100)}\n`,
+    );
+  }
+  for (const g of r.growth ?? []) {
+    parts.push(
+      table(
+        `Growth: ${fmt(g.alertsPerDay)} alerts/day in ${fmt(g.passesPerDay)} poll passes/day, alerts.dedupeRetention ${g.retentionDays} d, sent marks and thread roots ${g.sentRetentionDays} d, swept every 10 simulated minutes (state file at the end of each day${loadNote(r, `growth ${g.retentionDays}/${g.sentRetentionDays}`)})`,
+        ["day", "alerts", "file", "wal", "handled keys", "waiting", "sent marks", "kv rows", "free pages", "CPU"],
+        g.byDay.map((d) => [
+          fmt(d.day),
+          fmt(d.alerts),
+          mib(d.dbBytes),
+          kib(d.walBytes),
+          fmt(d.keys),
+          fmt(d.waiting),
+          fmt(d.acked),
+          fmt(d.kv),
+          fmt(d.freePages),
+          sec(d.cpuMs),
+        ]),
+      ),
+    );
+    const at30 = g.byDay.find((d) => d.day === 30);
+    const after = g.byDay.filter((d) => d.day > g.retentionDays).map((d) => d.dbBytes + d.walBytes);
+    const spread = after.length > 1 ? Math.max(...after) / Math.min(...after) - 1 : undefined;
+    parts.push(
+      `  ${fmt(g.alerts)} alerts, ${fmt(g.postedAlerts)} in Slack (${fmt(g.postedMessages)} messages), ${fmt(g.waitingAtEnd)} waiting at the end; ${fmt(g.sweeps)} sweeps; ${sec(g.cpuMs)} CPU\n` +
+        `  target < 50 MB at day 30: ${at30 ? `${mib(at30.dbBytes + at30.walBytes)}, ${verdict(at30.dbBytes + at30.walBytes < 50_000_000)}` : "not reached"}; ` +
+        `flat from day ${g.retentionDays + 1} on (within 10 %): ${spread === undefined ? "not reached" : `spread ${fmt(spread * 100, 1)} %, ${verdict(spread <= 0.1)}`}\n`,
+    );
+  }
+  if (r.rss) {
+    const x = r.rss;
+    parts.push(
+      table(
+        `Daemon RSS: retention-sync run (dist/cli.js), ${fmt(x.rows)}-row HRIS file, polling every ${x.pollIntervalS} s, ${x.changesPerPass} changes per pass, VmRSS every ${x.sampleEveryS} s${loadNote(r, "rss")}`,
+        ["at", "RSS", "passes", "CPU so far"],
+        x.samples.map((s) => [`${fmt(s.atS)} s`, `${fmt(s.rssMb, 1)} MB`, fmt(s.passes), sec(s.cpuMs)]),
+      ),
+    );
+    parts.push(
+      `  first ${fmt(x.firstMb, 1)} MB, last ${fmt(x.lastMb, 1)} MB, max ${fmt(x.maxMb, 1)} MB, peak (VmHWM) ${fmt(x.peakMb, 1)} MB; ` +
+        `from ${x.warmupS} s on the spread is ${fmt(x.spreadAfterWarmup * 100, 1)} %: flat within 10 % ${verdict(x.flat)}; ` +
+        `${fmt(x.passes)} passes, ${fmt(x.changesRaised)} changes raised (every risk level), ${fmt(x.alertsInSlack)} alerts in Slack (the default route takes watch and high), exit ${x.exitCode}\n`,
+    );
+  }
 }

@@ -1,6 +1,6 @@
 import { execFile } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { cpus, tmpdir } from "node:os";
+import { cpus, loadavg, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs, promisify } from "node:util";
@@ -8,12 +8,17 @@ import { startEmulator } from "@retention-sync/emulator";
 import { RetentionClient } from "../src/api/client.js";
 import { type AlertsRun, runAlerts } from "./alerts-scenario.js";
 import { type BenchResults, printReport } from "./bench-table.js";
+import { type DaemonRssRun, runDaemonRss } from "./daemon-rss.js";
+import { type GrowthRun, runGrowth } from "./growth.js";
 import type { PlanMeasurement } from "./measure-plan.js";
 import { type NaiveRun, runNaive } from "./naive-baseline.js";
+import { type PollPathRun, runPollPath } from "./poll-path.js";
 import { type RosterShape, standardShape, writeHrisCsv } from "./roster-fixture.js";
 import { type ReconcileRun, runReconcile } from "./roster-scenario.js";
+import { runStoreOps, type StoreOpsRun } from "./store-ops.js";
 import { runWebhookBurst, type WebhookBurstRun } from "./webhook-burst.js";
 import { runWebhookLatency, type WebhookLatencyRun } from "./webhook-latency.js";
+import { runWebhookPaced, type WebhookPacedRun } from "./webhook-paced.js";
 
 const execFileAsync = promisify(execFile);
 const here = dirname(fileURLToPath(import.meta.url));
@@ -62,9 +67,107 @@ async function writeBilling(file: string): Promise<void> {
   }
 }
 
+/** What `--only` and `--skip` name. */
+const SECTIONS = {
+  plan: "read + diff + plan of generated rosters (child process, pinned to one core)",
+  reconcile: "reconcile against the emulator at a raised limit",
+  paced: "reconcile at the real 120/min, and the naive script",
+  alerts: "polling mode, 10 bursts of changes, both lenses (real state file)",
+  "webhook-latency": "webhook mode, one change at a time (real state file)",
+  "webhook-burst": "webhook mode, the emulator delivering a burst itself, endpoint state checked (real state file)",
+  "poll-path":
+    "poll path per alert on the real store: CPU and bytes written, digests and single messages (child process)",
+  "webhook-paced":
+    "webhook burst sent N at a time to `retention-sync run` (dist/cli.js): answer times, Slack exactly once",
+  "store-ops": "outbox queue on the real store: pending scan at N waiting, enqueue and ack per message (child process)",
+  growth: "simulated days of alerts through the real store, clock advanced, swept as the daemon does (child process)",
+  rss: "RSS of `retention-sync run` with a large HRIS file, polling every 10 s, sampled from /proc",
+} as const;
+type Section = keyof typeof SECTIONS;
+
+const HELP = `npm run bench -- [options]   (node --expose-gc bench/dist/bench/run-bench.js [options])
+
+Runs every section below unless --only or --skip says otherwise; prints the tables and writes
+the numbers to --out. Sections that start "retention-sync run" build dist/ first when it is
+older than src/.
+
+Sections (--only a,b / --skip a,b):
+${Object.entries(SECTIONS)
+  .map(([name, what]) => `  ${name.padEnd(16)} ${what}`)
+  .join("\n")}
+
+General:
+  --quick                     smaller sizes everywhere (a smoke run; its figures are not the targets')
+  --out FILE                  JSON results (default bench-results.json)
+  --skip-paced, --skip-alerts older switches: --skip paced / --skip alerts,webhook-latency,webhook-burst
+Roster:
+  --sizes 1000,10000,100000   rows for plan and reconcile
+  --paced-size 1000,2000      people for the paced runs
+Alerts (polling, webhook burst):
+  --alerts N                  changes (default 10000; 2000 with --quick)
+Poll path:
+  --poll-burst N              alerts per digested pass (default 2000), --poll-burst-passes N (default 5)
+  --poll-single N             alerts per single-message pass (default 10), --poll-single-passes N (default 30)
+Webhook burst to the daemon:
+  --webhook-events N          signed events (default 10000), --webhook-concurrency N (default 16)
+Outbox queue:
+  --pending-size N            messages waiting for the pending scan (default 10000)
+Growth:
+  --growth-days N             simulated days (default 45), --growth-alerts-per-day N (default 2000)
+  --growth-passes-per-day N   poll passes per day, alerts spread evenly (default 1000)
+  --growth-retention LIST     runs as dedupe/sent days, e.g. 30/30,30/7 (default): alerts.dedupeRetention,
+                              then how long sent marks and thread roots are kept (the daemon: the same)
+RSS:
+  --rss-minutes N             how long (default 10), --rss-rows N (default 100000), --rss-sample-seconds N (30)
+  --rss-warmup-seconds N      samples before this are left out of the flatness check (default 120)
+  --rss-changes-per-pass N    changes raised before each poll pass (default 5)
+`;
+
+function positiveInt(text: string | undefined, flag: string, fallback: number, min = 1): number {
+  if (text === undefined) return fallback;
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < min) throw new Error(`${flag}: expected an integer >= ${min}`);
+  return value;
+}
+
+function positiveNumber(text: string | undefined, flag: string, fallback: number): number {
+  if (text === undefined) return fallback;
+  const value = Number(text);
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`${flag}: expected a positive number`);
+  return value;
+}
+
+function sectionList(text: string, flag: string): Section[] {
+  const names = text
+    .split(",")
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
+  for (const name of names) {
+    if (!(name in SECTIONS)) throw new Error(`${flag}: unknown section ${name} (see --help)`);
+  }
+  return names as Section[];
+}
+
+function retentionRuns(text: string): Array<{ retentionDays: number; sentRetentionDays: number }> {
+  return text.split(",").map((pair) => {
+    const [dedupe, sent] = pair.split("/").map((s) => Number(s.trim()));
+    if (
+      !Number.isInteger(dedupe) ||
+      (dedupe ?? 0) < 1 ||
+      (sent !== undefined && (!Number.isInteger(sent) || sent < 1))
+    ) {
+      throw new Error("--growth-retention: expected dedupe/sent days, e.g. 30/30,30/7");
+    }
+    return { retentionDays: dedupe ?? 30, sentRetentionDays: sent ?? dedupe ?? 30 };
+  });
+}
+
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
+      help: { type: "boolean", short: "h", default: false },
+      only: { type: "string" },
+      skip: { type: "string" },
       sizes: { type: "string" },
       quick: { type: "boolean", default: false },
       "paced-size": { type: "string" },
@@ -74,10 +177,39 @@ async function main(): Promise<void> {
       /** Only the read + diff + plan measurement of each size: no emulator reconcile (1,000,000 rows). */
       "plan-only": { type: "boolean", default: false },
       out: { type: "string", default: "bench-results.json" },
+      "poll-burst": { type: "string" },
+      "poll-burst-passes": { type: "string" },
+      "poll-single": { type: "string" },
+      "poll-single-passes": { type: "string" },
+      "webhook-events": { type: "string" },
+      "webhook-concurrency": { type: "string" },
+      "pending-size": { type: "string" },
+      "growth-days": { type: "string" },
+      "growth-alerts-per-day": { type: "string" },
+      "growth-passes-per-day": { type: "string" },
+      "growth-retention": { type: "string" },
+      "rss-minutes": { type: "string" },
+      "rss-rows": { type: "string" },
+      "rss-sample-seconds": { type: "string" },
+      "rss-warmup-seconds": { type: "string" },
+      "rss-changes-per-pass": { type: "string" },
     },
   });
+  if (values.help) {
+    process.stdout.write(HELP);
+    return;
+  }
   const quick = values.quick === true;
-  const planOnly = values["plan-only"] === true;
+  const skipped = new Set<Section>(values.skip ? sectionList(values.skip, "--skip") : []);
+  if (values["skip-paced"]) skipped.add("paced");
+  if (values["skip-alerts"]) for (const s of ["alerts", "webhook-latency", "webhook-burst"] as const) skipped.add(s);
+  // --plan-only (kept from earlier releases): the same as --only plan.
+  const chosen = values["plan-only"]
+    ? new Set<Section>(["plan"])
+    : values.only
+      ? new Set(sectionList(values.only, "--only"))
+      : new Set(Object.keys(SECTIONS) as Section[]);
+  const runs = (section: Section) => chosen.has(section) && !skipped.has(section);
   const sizes = values.sizes
     ? positiveInts(values.sizes, "--sizes")
     : quick
@@ -91,27 +223,68 @@ async function main(): Promise<void> {
       : [1_000, 2_000];
   const alerts = values.alerts ? Number(values.alerts) : quick ? 2_000 : 10_000;
   if (!Number.isInteger(alerts) || alerts < 2) throw new Error("--alerts: expected an integer >= 2");
+  const pollPath = {
+    burst: positiveInt(values["poll-burst"], "--poll-burst", 2_000, 2),
+    burstPasses: positiveInt(values["poll-burst-passes"], "--poll-burst-passes", quick ? 2 : 5),
+    single: positiveInt(values["poll-single"], "--poll-single", 10, 2),
+    singlePasses: positiveInt(values["poll-single-passes"], "--poll-single-passes", quick ? 10 : 30),
+  };
+  const webhookPaced = {
+    events: positiveInt(values["webhook-events"], "--webhook-events", quick ? 2_000 : 10_000),
+    concurrency: positiveInt(values["webhook-concurrency"], "--webhook-concurrency", 16),
+  };
+  const pendingSize = positiveInt(values["pending-size"], "--pending-size", quick ? 2_000 : 10_000);
+  const growth = {
+    days: positiveInt(values["growth-days"], "--growth-days", quick ? 3 : 45),
+    alertsPerDay: positiveInt(values["growth-alerts-per-day"], "--growth-alerts-per-day", 2_000),
+    passesPerDay: positiveInt(values["growth-passes-per-day"], "--growth-passes-per-day", 1_000),
+    runs: retentionRuns(values["growth-retention"] ?? (quick ? "30/30" : "30/30,30/7")),
+    people: 20_000,
+  };
+  const rss = {
+    durationS: Math.round(positiveNumber(values["rss-minutes"], "--rss-minutes", quick ? 2 : 10) * 60),
+    rows: positiveInt(values["rss-rows"], "--rss-rows", 100_000, 100),
+    sampleEveryS: positiveInt(values["rss-sample-seconds"], "--rss-sample-seconds", quick ? 15 : 30),
+    warmupS: positiveInt(values["rss-warmup-seconds"], "--rss-warmup-seconds", quick ? 60 : 120, 0),
+    pollIntervalS: 10,
+    changesPerPass: positiveInt(values["rss-changes-per-pass"], "--rss-changes-per-pass", 5),
+  };
   const started = performance.now();
+  const startedAt = new Date().toISOString();
   const dir = await mkdtemp(join(tmpdir(), "retention-sync-bench-"));
   const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
+  // The machine's 1-minute load average before and after each state-engine section: the noise
+  // next to its figures (other processes share the cores).
+  const sectionLoad: Record<string, { before: number; after: number }> = {};
+  const withLoad = async <T>(name: string, work: () => Promise<T>): Promise<T> => {
+    const before = loadavg()[0] ?? 0;
+    const result = await work();
+    sectionLoad[name] = { before, after: loadavg()[0] ?? 0 };
+    return result;
+  };
   try {
-    const billingFile = join(dir, "billing.json");
-    await writeBilling(billingFile);
     const readDiffPlan: BenchResults["readDiffPlan"] = [];
     const reconcile: ReconcileRun[] = [];
-    for (const size of sizes) {
-      const shape = standardShape(size);
-      log(`read+diff+plan of ${size} rows (child process)`);
-      readDiffPlan.push({ shape, ...(await measurePlan(dir, billingFile, shape)) });
-      if (planOnly) continue;
-      log(`reconcile ${size} people at ${RAISED_LIMIT}/min`);
-      reconcile.push(
-        await runReconcile({ shape, dir, serverLimitPerMinute: RAISED_LIMIT, clientLimitPerMinute: RAISED_LIMIT }),
-      );
+    if (runs("plan") || runs("reconcile")) {
+      const billingFile = join(dir, "billing.json");
+      if (runs("plan")) await writeBilling(billingFile);
+      for (const size of sizes) {
+        const shape = standardShape(size);
+        if (runs("plan")) {
+          log(`read+diff+plan of ${size} rows (child process)`);
+          readDiffPlan.push({ shape, ...(await measurePlan(dir, billingFile, shape)) });
+        }
+        if (runs("reconcile")) {
+          log(`reconcile ${size} people at ${RAISED_LIMIT}/min`);
+          reconcile.push(
+            await runReconcile({ shape, dir, serverLimitPerMinute: RAISED_LIMIT, clientLimitPerMinute: RAISED_LIMIT }),
+          );
+        }
+      }
     }
     const paced: ReconcileRun[] = [];
     let naive: NaiveRun | undefined;
-    if (values["skip-paced"] !== true && !planOnly) {
+    if (runs("paced")) {
       for (const size of pacedSizes) {
         log(`reconcile ${size} people at the real ${REAL_LIMIT}/min (up to a minute or more)`);
         const shape = standardShape(size);
@@ -126,31 +299,83 @@ async function main(): Promise<void> {
       }
     }
     let alertsRun: AlertsRun | undefined;
-    const skipAlerts = values["skip-alerts"] === true || planOnly;
-    if (!skipAlerts) {
-      log(`alerts: ${alerts} changes, both lenses`);
-      alertsRun = await runAlerts({ changes: alerts, rounds: 10 });
+    if (runs("alerts")) {
+      log(`alerts: ${alerts} changes, both lenses (state file)`);
+      alertsRun = await withLoad("alerts", () => runAlerts({ changes: alerts, rounds: 10, dir }));
     }
     let webhook: WebhookLatencyRun | undefined;
-    if (!skipAlerts) {
-      log("alerts: webhook mode, 20 changes one at a time");
-      webhook = await runWebhookLatency({ changes: 20 });
+    if (runs("webhook-latency")) {
+      log("alerts: webhook mode, 20 changes one at a time (state file)");
+      webhook = await runWebhookLatency({ changes: 20, dir });
     }
     let webhookBurst: WebhookBurstRun | undefined;
-    if (!skipAlerts) {
-      log(`alerts: webhook mode, a burst of ${alerts} changes`);
-      webhookBurst = await runWebhookBurst({ changes: alerts });
+    if (runs("webhook-burst")) {
+      log(`alerts: webhook mode, a burst of ${alerts} changes delivered by the emulator (state file)`);
+      webhookBurst = await withLoad("webhook-burst", () => runWebhookBurst({ changes: alerts, dir }));
+    }
+    let pollPathRun: PollPathRun | undefined;
+    if (runs("poll-path")) {
+      log(
+        `poll path: ${pollPath.burstPasses} passes of ${pollPath.burst}, ${pollPath.singlePasses} of ${pollPath.single}`,
+      );
+      pollPathRun = await withLoad("poll-path", () => runPollPath({ dir, ...pollPath }));
+    }
+    let webhookPacedRun: WebhookPacedRun | undefined;
+    if (runs("webhook-paced")) {
+      webhookPacedRun = await withLoad("webhook-paced", () => runWebhookPaced({ dir, ...webhookPaced, log }));
+    }
+    let storeOps: StoreOpsRun | undefined;
+    if (runs("store-ops")) {
+      log(`outbox queue: ${pendingSize} messages (child process)`);
+      storeOps = await withLoad("store-ops", () => runStoreOps({ dir, size: pendingSize }));
+    }
+    const growthRuns: GrowthRun[] = [];
+    if (runs("growth")) {
+      for (const run of growth.runs) {
+        log(
+          `growth: ${growth.days} days of ${growth.alertsPerDay} alerts, ${run.retentionDays} d dedupe, ` +
+            `${run.sentRetentionDays} d sent marks (child process)`,
+        );
+        growthRuns.push(
+          await withLoad(`growth ${run.retentionDays}/${run.sentRetentionDays}`, () =>
+            runGrowth({
+              dir,
+              days: growth.days,
+              alertsPerDay: growth.alertsPerDay,
+              passesPerDay: growth.passesPerDay,
+              people: growth.people,
+              ...run,
+            }),
+          ),
+        );
+      }
+    }
+    let rssRun: DaemonRssRun | undefined;
+    if (runs("rss")) {
+      rssRun = await withLoad("rss", () => runDaemonRss({ dir, ...rss, log }));
     }
     const lastPaced = paced.at(-1);
     const results: BenchResults = {
-      startedAt: new Date().toISOString(),
+      startedAt,
       machine: {
         node: process.version,
         cpus: cpus().length,
         cpuModel: cpus()[0]?.model ?? "unknown",
         platform: `${process.platform} ${process.arch}`,
+        loadAverage: loadavg(),
       },
-      options: { sizes, pacedSizes, alerts, quick },
+      options: {
+        sizes,
+        pacedSizes,
+        alerts,
+        quick,
+        sections: (Object.keys(SECTIONS) as Section[]).filter(runs),
+        pollPath,
+        webhookPaced,
+        pendingSize,
+        growth,
+        rss,
+      },
       readDiffPlan,
       reconcile,
       paced,
@@ -166,6 +391,12 @@ async function main(): Promise<void> {
       ...(alertsRun ? { alerts: alertsRun } : {}),
       ...(webhook ? { webhook } : {}),
       ...(webhookBurst ? { webhookBurst } : {}),
+      ...(pollPathRun ? { pollPath: pollPathRun } : {}),
+      ...(webhookPacedRun ? { webhookPaced: webhookPacedRun } : {}),
+      ...(storeOps ? { storeOps } : {}),
+      ...(growthRuns.length > 0 ? { growth: growthRuns } : {}),
+      ...(rssRun ? { rss: rssRun } : {}),
+      sectionLoad,
       totalMs: performance.now() - started,
     };
     printReport(results, process.stdout);

@@ -1,3 +1,4 @@
+import { join } from "node:path";
 import {
   type EmulatorHandle,
   type FakeSlack,
@@ -14,7 +15,8 @@ import { configSchema } from "../src/config/schema.js";
 import { silentLogger } from "../src/logger.js";
 import { createSlackWebClient, webClientPoster } from "../src/slack/slack-poster.js";
 import { openStateStore } from "../src/store/state-store.js";
-import { BOTH_LENS_ROUTES, seedBothLenses } from "./alerts-scenario.js";
+import { BOTH_LENS_ROUTES } from "./alert-routes.js";
+import { seedBothLenses } from "./alerts-scenario.js";
 import { emulatorControl } from "./roster-fixture.js";
 
 export interface WebhookLatencyRun {
@@ -31,14 +33,15 @@ export interface WebhookWorld {
   readonly slack: FakeSlack;
   readonly pipeline: AlertPipeline;
   readonly competitorId: number;
+  readonly client: RetentionClient;
 }
 
 /**
- * Runs `work` in a webhook world: `perLens` tracked people in the own company and in a competitor
+ * Runs `work` in a webhook world (the receiver in this process, its state in the real SQLite file `stateFile`): `perLens` tracked people in the own company and in a competitor
  * workspace, a receiver registered as the company's webhook endpoint (every event, sensitivity 5).
  */
 export async function withWebhookWorld<T>(
-  input: { perLens: number; slackRateLimit?: FakeSlackRateLimit },
+  input: { perLens: number; slackRateLimit?: FakeSlackRateLimit; stateFile: string },
   work: (world: WebhookWorld) => Promise<T>,
 ): Promise<T> {
   const emu = await startEmulator({
@@ -50,7 +53,7 @@ export async function withWebhookWorld<T>(
   });
   const slack = await startFakeSlack();
   if (input.slackRateLimit) slack.setRateLimit(input.slackRateLimit);
-  const store = await openStateStore(":memory:");
+  const store = await openStateStore(input.stateFile);
   const secrets: string[] = [];
   const logger = silentLogger();
   const client = new RetentionClient({ baseUrl: emu.baseUrl, apiKey: emu.writeKey, requestsPerMinute: 1_000_000 });
@@ -87,7 +90,7 @@ export async function withWebhookWorld<T>(
       });
       if (!endpoint.secret) throw new Error("the emulator returned no webhook secret");
       secrets.push(endpoint.secret);
-      return await work({ emu, slack, pipeline, competitorId: competitor.id });
+      return await work({ emu, slack, pipeline, competitorId: competitor.id, client });
     } finally {
       await receiver.close();
     }
@@ -103,8 +106,9 @@ export async function withWebhookWorld<T>(
  * Webhook mode, one change at a time (alternating lenses, high risk so that every sensitivity
  * passes), each awaited in Slack: the latency is one change's, not a queue's.
  */
-export function runWebhookLatency(input: { changes: number }): Promise<WebhookLatencyRun> {
-  return withWebhookWorld({ perLens: 100 }, async ({ emu, slack, competitorId }) => {
+export function runWebhookLatency(input: { changes: number; dir: string }): Promise<WebhookLatencyRun> {
+  const stateFile = join(input.dir, "webhook-latency.sqlite");
+  return withWebhookWorld({ perLens: 100, stateFile }, async ({ emu, slack, competitorId }) => {
     const latencies: number[] = [];
     for (let i = 0; i < input.changes; i += 1) {
       const before = slack.calls.length;

@@ -1,0 +1,119 @@
+import { createAlertPipeline } from "../src/alerts/alert-pipeline.js";
+import { alertSettings } from "../src/alerts/alert-settings.js";
+import { RetentionClient } from "../src/api/client.js";
+import { createDelivery } from "../src/app/runtime.js";
+import { configSchema } from "../src/config/schema.js";
+import { silentLogger } from "../src/logger.js";
+import { createSlackWebClient, webClientPoster } from "../src/slack/slack-poster.js";
+import { openStateStore } from "../src/store/state-store.js";
+import { BOTH_LENS_ROUTES } from "./alert-routes.js";
+import { childMain, progress } from "./child-process.js";
+import type { PollPathChildInput, PollPathPass } from "./poll-path.js";
+import { addCosts, ClientSocketBytes, cpuMsSince, endSpan, startSpan, stateFileBytes } from "./proc-stats.js";
+import { singleDrafts } from "./synthetic-changes.js";
+
+/** Slack posts measured on their own after the passes (after 20 more to warm up). */
+const SLACK_POSTS = 100;
+
+/**
+ * The daemon's side of the poll-path measurement, alone in this process: a real state file, the
+ * API client and the Slack client. Before each measured pass the emulator (in the parent) is told
+ * to raise changes; the pass itself (read, hand over, post, every write) is what is measured.
+ */
+childMain(async (input: PollPathChildInput) => {
+  const sockets = new ClientSocketBytes();
+  const store = await openStateStore(input.stateFile);
+  const logger = silentLogger();
+  const config = configSchema.parse({
+    slack: { token: input.slackToken, apiUrl: input.slackUrl, messagesPerSecondPerChannel: input.messagesPerSecond },
+    alerts: { routes: BOTH_LENS_ROUTES },
+  });
+  const settings = alertSettings(config);
+  const client = new RetentionClient({ baseUrl: input.apiUrl, apiKey: input.apiKey, requestsPerMinute: 1_000_000 });
+  // Two delivery services over the one store and queue: the pipeline's has no poster, so its pass
+  // ends at the hand-over (its flush is a no-op); the second one then posts what the pass queued,
+  // exactly as the pass's own flush would. The split shows what each half costs.
+  const poster = webClientPoster(createSlackWebClient({ token: input.slackToken, apiUrl: input.slackUrl, logger }));
+  const sending = createDelivery(settings, { store, poster, logger });
+  const pipeline = createAlertPipeline({
+    settings,
+    store,
+    client,
+    delivery: createDelivery(settings, { store, logger }),
+    logger,
+  });
+
+  const raise = async (perLens: number) => {
+    for (const organizationId of [input.organizationId, input.competitorId]) {
+      for (let left = perLens; left > 0; left -= 1_000) {
+        const response = await fetch(`${input.controlUrl}/_emulator/signals`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ count: Math.min(1_000, left), organizationId }),
+        });
+        if (!response.ok) throw new Error(`signals: HTTP ${response.status} ${await response.text()}`);
+        await response.arrayBuffer();
+      }
+    }
+  };
+
+  const pass = async (kind: PollPathPass["kind"], perLens: number, measured: boolean): Promise<PollPathPass> => {
+    await raise(perLens);
+    globalThis.gc?.();
+    const span = startSpan(sockets, input.stateFile);
+    const report = await pipeline.poll({ now: new Date(), dryRun: false });
+    const handOver = endSpan(span, sockets, input.stateFile);
+    const second = startSpan(sockets, input.stateFile);
+    let sent = 0;
+    // Whatever a pass leaves behind (a 429 pause) belongs to its cost too.
+    for (let i = 0; i < 10 && (i === 0 || (await sending.outbox.size()) > 0); i += 1) {
+      sent += (await sending.flush())?.sent ?? 0;
+    }
+    const delivery = endSpan(second, sockets, input.stateFile);
+    const cost = addCosts(handOver, delivery);
+    const result: PollPathPass = {
+      kind,
+      measured,
+      alerts: report.alerts,
+      messages: sent,
+      digestChannels: report.digestChannels.length,
+      ...cost,
+      handOverCpuMs: handOver.cpuMs,
+      handOverFileWriteBytes: handOver.fileWriteBytes,
+    };
+    progress(
+      `poll path ${kind}${measured ? "" : " (warm-up)"}: ${result.alerts} alerts, ${sent} messages, ` +
+        `${cost.cpuMs.toFixed(0)} ms CPU (hand-over ${handOver.cpuMs.toFixed(0)}), ` +
+        `${((cost.fileWriteBytes ?? 0) / 1024).toFixed(0)} KiB to files`,
+    );
+    return result;
+  };
+
+  const passes: PollPathPass[] = [];
+  try {
+    // The first pass of a kind pays for compiling the code it runs: measured separately, not counted.
+    await pipeline.poll({ now: new Date(), dryRun: false });
+    passes.push(await pass("digest", Math.min(200, input.burst / 2), false));
+    for (let i = 0; i < input.burstPasses; i += 1) passes.push(await pass("digest", input.burst / 2, true));
+    passes.push(await pass("single", input.single / 2, false));
+    for (let i = 0; i < input.singlePasses; i += 1) passes.push(await pass("single", input.single / 2, true));
+    // What one chat.postMessage costs the daemon by itself (the Slack SDK, HTTP, no store), back to
+    // back: part of every single message's cost above.
+    const drafts = await singleDrafts(SLACK_POSTS + 20, 50_000_000);
+    let slackPostCpuMs = 0;
+    for (const [i, draft] of drafts.entries()) {
+      const cpu = process.cpuUsage();
+      await poster.postMessage({ channel: draft.channel, text: draft.message.text, blocks: draft.message.blocks });
+      if (i >= 20) slackPostCpuMs += cpuMsSince(cpu);
+    }
+    return {
+      passes,
+      slackPostCpuMs: slackPostCpuMs / SLACK_POSTS,
+      slackPosts: SLACK_POSTS,
+      stateFileBytes: stateFileBytes(input.stateFile),
+    };
+  } finally {
+    await client.close();
+    await store.close();
+  }
+});

@@ -1,0 +1,154 @@
+import { join } from "node:path";
+import { startEmulator, startFakeSlack } from "@retention-sync/emulator";
+import { RetentionClient } from "../src/api/client.js";
+import { alertsInMessage, seedBothLenses } from "./alerts-scenario.js";
+import { runChild } from "./child-process.js";
+import type { SpanCost } from "./proc-stats.js";
+
+export interface PollPathChildInput {
+  readonly apiUrl: string;
+  readonly apiKey: string;
+  readonly controlUrl: string;
+  readonly slackUrl: string;
+  readonly slackToken: string;
+  readonly organizationId: number;
+  readonly competitorId: number;
+  readonly stateFile: string;
+  /** Alerts per digested pass (half per lens) and how many such passes are measured. */
+  readonly burst: number;
+  readonly burstPasses: number;
+  /** Alerts per single-message pass (half per lens, at most the digest threshold per channel). */
+  readonly single: number;
+  readonly singlePasses: number;
+  readonly messagesPerSecond: number;
+}
+
+export interface PollPathPass extends SpanCost {
+  readonly kind: "digest" | "single";
+  /** Warm-up passes (the first of each kind) are reported, not counted. */
+  readonly measured: boolean;
+  readonly alerts: number;
+  readonly messages: number;
+  readonly digestChannels: number;
+  /** The first half: read the changes, hand them over (dedupe, enrich, plan, commit). The rest is posting. */
+  readonly handOverCpuMs: number;
+  readonly handOverFileWriteBytes: number | undefined;
+}
+
+export interface PollPathSummary {
+  readonly kind: "digest" | "single";
+  readonly passes: number;
+  readonly alertsPerPass: number;
+  readonly alerts: number;
+  readonly messages: number;
+  /** Totals over the measured passes divided by their alerts. */
+  readonly cpuMsPerAlert: number;
+  /** Of which reading and handing over (the rest is posting and its bookkeeping). */
+  readonly handOverCpuMsPerAlert: number;
+  readonly handOverFileWriteBytesPerAlert: number | undefined;
+  readonly fileWriteBytesPerAlert: number | undefined;
+  readonly blockWriteBytesPerAlert: number | undefined;
+  readonly fileGrowthBytesPerAlert: number;
+  /** The cheapest and dearest measured pass, CPU per alert. */
+  readonly cpuMsPerAlertRange: readonly [number, number];
+  readonly wallMsPerPass: number;
+}
+
+export interface PollPathRun {
+  readonly summaries: PollPathSummary[];
+  readonly passes: PollPathPass[];
+  readonly alertsHandedOver: number;
+  readonly alertsInSlack: number;
+  readonly stateFileBytes: { db: number; wal: number };
+  readonly messagesPerSecond: number;
+  /** CPU of one chat.postMessage through the daemon's Slack client alone (no store), back to back. */
+  readonly slackPostCpuMs: number;
+  readonly slackPosts: number;
+}
+
+const sum = (values: readonly number[]) => values.reduce((a, b) => a + b, 0);
+
+function summarize(kind: PollPathPass["kind"], all: readonly PollPathPass[]): PollPathSummary | undefined {
+  const passes = all.filter((p) => p.kind === kind && p.measured);
+  const alerts = sum(passes.map((p) => p.alerts));
+  if (passes.length === 0 || alerts === 0) return undefined;
+  const per = (values: ReadonlyArray<number | undefined>) =>
+    values.some((v) => v === undefined) ? undefined : sum(values as number[]) / alerts;
+  const perPass = passes.map((p) => p.cpuMs / Math.max(1, p.alerts));
+  return {
+    kind,
+    passes: passes.length,
+    alertsPerPass: alerts / passes.length,
+    alerts,
+    messages: sum(passes.map((p) => p.messages)),
+    cpuMsPerAlert: sum(passes.map((p) => p.cpuMs)) / alerts,
+    handOverCpuMsPerAlert: sum(passes.map((p) => p.handOverCpuMs)) / alerts,
+    handOverFileWriteBytesPerAlert: per(passes.map((p) => p.handOverFileWriteBytes)),
+    fileWriteBytesPerAlert: per(passes.map((p) => p.fileWriteBytes)),
+    blockWriteBytesPerAlert: per(passes.map((p) => p.blockWriteBytes)),
+    fileGrowthBytesPerAlert: sum(passes.map((p) => p.fileGrowthBytes)) / alerts,
+    cpuMsPerAlertRange: [Math.min(...perPass), Math.max(...perPass)],
+    wallMsPerPass: sum(passes.map((p) => p.wallMs)) / passes.length,
+  };
+}
+
+/**
+ * The poll path on the real store: the emulator and the fake Slack run here, the daemon's side (a
+ * state file in `dir`, the API and Slack clients, `createAlertPipeline(...).poll`) in a child
+ * process, so the child's CPU and write counters are the daemon's alone.
+ */
+export async function runPollPath(input: {
+  dir: string;
+  burst: number;
+  burstPasses: number;
+  single: number;
+  singlePasses: number;
+}): Promise<PollPathRun> {
+  const emu = await startEmulator({ port: 0, seed: "empty", rateLimitPerMinute: 1_000_000, importDelayMs: 0 });
+  const slack = await startFakeSlack();
+  const client = new RetentionClient({ baseUrl: emu.baseUrl, apiKey: emu.writeKey, requestsPerMinute: 1_000_000 });
+  // The fastest pace the config allows, so single-message passes do not spend seconds waiting (no CPU).
+  const messagesPerSecond = 10;
+  try {
+    const competitor = await seedBothLenses(emu, client, 2_000);
+    const child: PollPathChildInput = {
+      apiUrl: emu.baseUrl,
+      apiKey: emu.writeKey,
+      controlUrl: emu.url,
+      slackUrl: slack.url,
+      slackToken: slack.token,
+      organizationId: emu.organizationId,
+      competitorId: competitor.id,
+      stateFile: join(input.dir, "poll-path.sqlite"),
+      burst: input.burst,
+      burstPasses: input.burstPasses,
+      single: input.single,
+      singlePasses: input.singlePasses,
+      messagesPerSecond,
+    };
+    const result = await runChild<{
+      passes: PollPathPass[];
+      slackPostCpuMs: number;
+      slackPosts: number;
+      stateFileBytes: { db: number; wal: number };
+    }>("poll-path-child.js", child, ["--expose-gc"]);
+    // The posts measured alone carry no change of the passes: left out of the count.
+    const posted = slack.calls
+      .filter((c) => c.method === "chat.postMessage" && c.status === 200)
+      .slice(0, -(result.slackPosts + 20));
+    return {
+      slackPostCpuMs: result.slackPostCpuMs,
+      slackPosts: result.slackPosts,
+      summaries: (["digest", "single"] as const).flatMap((kind) => summarize(kind, result.passes) ?? []),
+      passes: result.passes,
+      alertsHandedOver: sum(result.passes.map((p) => p.alerts)),
+      alertsInSlack: sum(posted.map((c) => alertsInMessage(c).alerts)),
+      stateFileBytes: result.stateFileBytes,
+      messagesPerSecond,
+    };
+  } finally {
+    await client.close();
+    await slack.close();
+    await emu.close();
+  }
+}

@@ -1,0 +1,108 @@
+import { join } from "node:path";
+import { Outbox, THREADS_NAMESPACE, ThreadIndex } from "../src/delivery/outbox.js";
+import { openStateStore } from "../src/store/state-store.js";
+import { childMain, progress } from "./child-process.js";
+import { endSpan, type SpanCost, startSpan, stateFileBytes } from "./proc-stats.js";
+import type { StoreOpsInput, StoreOpsRun } from "./store-ops.js";
+import { singleDrafts } from "./synthetic-changes.js";
+
+const RETENTION_MS = 30 * 86_400_000;
+
+function per(cost: SpanCost, count: number) {
+  return {
+    count,
+    cpuMs: cost.cpuMs / count,
+    wallMs: cost.wallMs / count,
+    fileWriteBytes: cost.fileWriteBytes === undefined ? undefined : cost.fileWriteBytes / count,
+    blockWriteBytes: cost.blockWriteBytes === undefined ? undefined : cost.blockWriteBytes / count,
+  };
+}
+
+const median = (values: readonly number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
+
+/**
+ * The outbox's queue operations on a real state file, alone in this process: enqueue one message
+ * per call and a hand-over's batch in one transaction, the pending scan and count at `size`
+ * waiting, ack (mark-sent) one per call, and the store bookkeeping of one posted message.
+ */
+childMain(async (input: StoreOpsInput): Promise<StoreOpsRun> => {
+  const file = join(input.dir, "store-ops.sqlite");
+  const store = await openStateStore(file);
+  try {
+    const outbox = new Outbox(store, RETENTION_MS);
+    const threads = new ThreadIndex(store.namespace(THREADS_NAMESPACE), RETENTION_MS);
+    const drafts = await singleDrafts(input.size, 1);
+    const draftBytes = drafts.reduce((sum, d) => sum + JSON.stringify(d).length, 0) / drafts.length;
+    // Warm-up on other ids: compiles the code paths, then acked so they do not count as waiting.
+    const warm = await singleDrafts(200, 10_000_000);
+    for (const d of warm) await outbox.enqueue([d], Date.now());
+    for (const e of await outbox.pending()) await outbox.markSent(e);
+
+    globalThis.gc?.();
+    progress(`store ops: enqueue ${drafts.length} drafts one per call`);
+    let span = startSpan(undefined, file);
+    for (const draft of drafts) await outbox.enqueue([draft], Date.now());
+    const enqueueOne = per(endSpan(span, undefined, file), drafts.length);
+
+    const scans: Array<{ wallMs: number; cpuMs: number }> = [];
+    let waiting = 0;
+    for (let i = 0; i < 6; i += 1) {
+      globalThis.gc?.();
+      const s = startSpan(undefined, file);
+      waiting = (await outbox.pending()).length;
+      const cost = endSpan(s, undefined, file);
+      if (i > 0) scans.push({ wallMs: cost.wallMs, cpuMs: cost.cpuMs });
+    }
+    const counts: number[] = [];
+    for (let i = 0; i < 6; i += 1) {
+      const s = startSpan(undefined, file);
+      await outbox.size();
+      if (i > 0) counts.push(endSpan(s, undefined, file).wallMs);
+    }
+    progress(`store ops: pending scan of ${waiting}: median ${median(scans.map((s) => s.wallMs)).toFixed(1)} ms`);
+
+    // One posted message's bookkeeping, as the sender does it around a post: mark posting, thread
+    // root look-up, mark sent, thread root stored.
+    const entries = await outbox.pending();
+    const half = Math.floor(entries.length / 2);
+    globalThis.gc?.();
+    span = startSpan(undefined, file);
+    for (const entry of entries.slice(0, half)) {
+      const posting = await outbox.markPosting(entry, Date.now());
+      await threads.get(posting.channel, posting.threadKey ?? "");
+      await outbox.markSent(posting);
+      await threads.set(posting.channel, posting.threadKey ?? "", { channel: "C0HRALERTS", ts: "1700000000.000100" });
+    }
+    const postedBookkeeping = per(endSpan(span, undefined, file), half);
+    globalThis.gc?.();
+    span = startSpan(undefined, file);
+    for (const entry of entries.slice(half)) await outbox.markSent(entry);
+    const ackOne = per(endSpan(span, undefined, file), entries.length - half);
+
+    // A hand-over's enqueue: the batch in one transaction with its other writes.
+    const batch = await singleDrafts(2_000, 20_000_000);
+    globalThis.gc?.();
+    span = startSpan(undefined, file);
+    await store.transaction((scope) => outbox.enqueue(batch, Date.now(), scope));
+    const enqueueBatch = per(endSpan(span, undefined, file), batch.length);
+    return {
+      size: drafts.length,
+      waitingScanned: waiting,
+      draftJsonBytes: draftBytes,
+      enqueueOne,
+      enqueueBatch,
+      ackOne,
+      postedBookkeeping,
+      pendingScan: {
+        runs: scans.length,
+        wallMsMedian: median(scans.map((s) => s.wallMs)),
+        wallMsMax: Math.max(...scans.map((s) => s.wallMs)),
+        cpuMsMedian: median(scans.map((s) => s.cpuMs)),
+      },
+      countPendingWallMsMedian: median(counts),
+      stateFileBytes: stateFileBytes(file),
+    };
+  } finally {
+    await store.close();
+  }
+});
