@@ -6,7 +6,7 @@ import type { PollClient } from "../src/alerts/poll-changes.js";
 import type { ChangeItem } from "../src/api/change-item.js";
 import { CHANGE_TYPES } from "../src/api/change-types.js";
 import type { Competitor } from "../src/api/loose-records.js";
-import { type Employee, type Me, riskLevelOfScore } from "../src/api/spec-records.js";
+import { type Employee, type Me, type Page, riskLevelOfScore } from "../src/api/spec-records.js";
 import { configSchema } from "../src/config/schema.js";
 import { silentLogger } from "../src/logger.js";
 import { BOTH_LENS_ROUTES } from "./alert-routes.js";
@@ -122,6 +122,11 @@ export class InMemoryPollClient implements PollClient {
 
   async getEmployee(id: number): Promise<Employee> {
     throw new Error(`InMemoryPollClient: no employee look-up expected (asked for ${id})`);
+  }
+
+  /** An empty roster: every change carries its person, so the person directory is never needed. */
+  async listEmployees(): Promise<Page<Employee>> {
+    return { items: [], total: 0, page: 1, pageSize: 100, hasMore: false };
   }
 }
 
