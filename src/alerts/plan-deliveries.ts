@@ -92,7 +92,8 @@ export function channelDrafts(
 export function backlogDigest(digestThreshold: number, format: FormatOptions = {}): Coalesce<Alert> {
   return (channel, waiting) => {
     const alerts = waiting.flatMap((draft) => (draft.kind === "alert" && draft.alert ? [draft.alert] : []));
-    if (alerts.length !== waiting.length) return undefined;
+    // Counted before anything is formatted: most backlogs are a few singles that stay as they are.
+    if (alerts.length !== waiting.length || !shouldDigest(alerts.length, digestThreshold)) return undefined;
     const made = channelDrafts(channel, alerts, digestThreshold, format);
     return made.digest ? made.drafts : undefined;
   };

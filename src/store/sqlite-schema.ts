@@ -122,13 +122,21 @@ async function migrateOutbox(query: Query, nowMs: number): Promise<number> {
       (a.id < b.id ? -1 : 1),
   );
   for (const item of items) {
-    const sent = typeof item.entry.sentAt === "number";
+    if (typeof item.entry.sentAt === "number") {
+      // A sent mark becomes the queue's tombstone of that id (see ackedKeySet).
+      await query(
+        "INSERT OR IGNORE INTO key_sets(name, key, expires) VALUES (?, ?, ?)",
+        `${LEGACY.outbox}#acked`,
+        item.id,
+        item.expires ?? nowMs + LEGACY_DEFAULT_RETENTION_MS,
+      );
+      continue;
+    }
     await query(
-      "INSERT OR IGNORE INTO queue_items(queue, id, value, expires) VALUES (?, ?, ?, ?)",
+      "INSERT OR IGNORE INTO queue_items(queue, id, value) VALUES (?, ?, ?)",
       LEGACY.outbox,
       item.id,
-      sent ? null : JSON.stringify(item.entry),
-      sent ? (item.expires ?? nowMs + LEGACY_DEFAULT_RETENTION_MS) : null,
+      JSON.stringify(item.entry),
     );
   }
   await deleteNamespace(query, LEGACY.outbox);
