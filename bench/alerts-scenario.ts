@@ -1,15 +1,37 @@
 import { join } from "node:path";
 import { type FakeSlackCall, startEmulator, startFakeSlack } from "@retention-sync/emulator";
-import { createAlertPipeline } from "../src/alerts/alert-pipeline.js";
+import { type AlertPipeline, createAlertPipeline } from "../src/alerts/alert-pipeline.js";
 import { alertSettings } from "../src/alerts/alert-settings.js";
 import { RetentionClient } from "../src/api/client.js";
 import { createDelivery } from "../src/app/runtime.js";
-import { configSchema } from "../src/config/schema.js";
+import { type Config, configSchema } from "../src/config/schema.js";
 import { silentLogger } from "../src/logger.js";
 import { createSlackWebClient, webClientPoster } from "../src/slack/slack-poster.js";
-import { openStateStore } from "../src/store/state-store.js";
+import { openStateStore, type StateStore } from "../src/store/state-store.js";
 import { BOTH_LENS_ROUTES } from "./alert-routes.js";
 import { apiRequests, emulatorControl } from "./roster-fixture.js";
+
+/** The alert pipeline as the daemon wires it, posting to `slack` (the bench's fake Slack). */
+export function slackPipeline(
+  config: Config,
+  store: StateStore,
+  client: RetentionClient,
+  slack: { readonly token: string; readonly url: string },
+): AlertPipeline {
+  const logger = silentLogger();
+  const settings = alertSettings(config);
+  return createAlertPipeline({
+    settings,
+    store,
+    client,
+    delivery: createDelivery(settings, {
+      store,
+      poster: webClientPoster(createSlackWebClient({ token: slack.token, apiUrl: slack.url, logger })),
+      logger,
+    }),
+    logger,
+  });
+}
 
 export interface AlertsRun {
   readonly changes: number;
@@ -92,19 +114,7 @@ export async function runAlerts(input: { changes: number; rounds: number; dir: s
         routes: BOTH_LENS_ROUTES,
       },
     });
-    const logger = silentLogger();
-    const settings = alertSettings(config);
-    const pipeline = createAlertPipeline({
-      settings,
-      store,
-      client,
-      delivery: createDelivery(settings, {
-        store,
-        poster: webClientPoster(createSlackWebClient({ token: slack.token, apiUrl: slack.url, logger })),
-        logger,
-      }),
-      logger,
-    });
+    const pipeline = slackPipeline(config, store, client, slack);
     const perRound = Math.ceil(input.changes / input.rounds);
     const latencies: number[] = [];
     let passes = 0;

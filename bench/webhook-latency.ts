@@ -6,17 +6,13 @@ import {
   startEmulator,
   startFakeSlack,
 } from "@retention-sync/emulator";
-import { type AlertPipeline, createAlertPipeline } from "../src/alerts/alert-pipeline.js";
-import { alertSettings } from "../src/alerts/alert-settings.js";
+import type { AlertPipeline } from "../src/alerts/alert-pipeline.js";
 import { startWebhookReceiver } from "../src/alerts/receive-webhook.js";
 import { RetentionClient } from "../src/api/client.js";
-import { createDelivery } from "../src/app/runtime.js";
 import { configSchema } from "../src/config/schema.js";
-import { silentLogger } from "../src/logger.js";
-import { createSlackWebClient, webClientPoster } from "../src/slack/slack-poster.js";
 import { openStateStore } from "../src/store/state-store.js";
 import { BOTH_LENS_ROUTES } from "./alert-routes.js";
-import { seedBothLenses } from "./alerts-scenario.js";
+import { seedBothLenses, slackPipeline } from "./alerts-scenario.js";
 import { emulatorControl } from "./roster-fixture.js";
 
 export interface WebhookLatencyRun {
@@ -55,7 +51,6 @@ export async function withWebhookWorld<T>(
   if (input.slackRateLimit) slack.setRateLimit(input.slackRateLimit);
   const store = await openStateStore(input.stateFile);
   const secrets: string[] = [];
-  const logger = silentLogger();
   const client = new RetentionClient({ baseUrl: emu.baseUrl, apiKey: emu.writeKey, requestsPerMinute: 1_000_000 });
   try {
     const competitor = await seedBothLenses(emu, client, input.perLens);
@@ -63,18 +58,8 @@ export async function withWebhookWorld<T>(
       slack: { token: slack.token, apiUrl: slack.url },
       alerts: { routes: BOTH_LENS_ROUTES, webhook: { enabled: true, host: "127.0.0.1", port: 0 } },
     });
-    const settings = alertSettings(config);
-    const pipeline = createAlertPipeline({
-      settings,
-      store,
-      client,
-      delivery: createDelivery(settings, {
-        store,
-        poster: webClientPoster(createSlackWebClient({ token: slack.token, apiUrl: slack.url, logger })),
-        logger,
-      }),
-      logger,
-    });
+    const pipeline = slackPipeline(config, store, client, slack);
+    const settings = pipeline.webhookDeps().settings;
     // The secret is only known once the endpoint exists; the handler reads this array per request.
     const receiver = await startWebhookReceiver(config.alerts.webhook, {
       ...pipeline.webhookDeps(),

@@ -10,12 +10,12 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { loadHrisLookup } from "../../src/alerts/hris-lookup.js";
 import { SCORES_NAMESPACE } from "../../src/alerts/score-history.js";
-import { RetentionClient } from "../../src/api/client.js";
 import type { Employee } from "../../src/api/spec-records.js";
 import { configSchema } from "../../src/config/schema.js";
 import { type FakeSlack, startFakeSlack } from "../helpers/fake-slack.js";
 import { useEmulator } from "../helpers/start-emulator.js";
 import { type Harness, messageText, startHarness } from "./support/alert-harness.js";
+import { trackedPeople } from "./support/tracked-people.js";
 
 const emulator = useEmulator({ rateLimitPerMinute: 100_000 });
 
@@ -28,15 +28,8 @@ beforeEach(async () => {
   await emulator().control.reset();
   slack = await startFakeSlack({ channels: [{ name: "hr-alerts" }, { name: "talent" }] });
   dir = mkdtempSync(join(tmpdir(), "rs-content-"));
-  own = [];
-  const client = new RetentionClient({ baseUrl: emulator().baseUrl, apiKey: emulator().readKey });
-  try {
-    for await (const person of client.iterateEmployees()) {
-      if (person.tracked && person.status !== "archived") own.push(person);
-    }
-  } finally {
-    await client.close();
-  }
+  // Read after the reset: a reset seeds the people again, under new ids.
+  own = await trackedPeople(emulator());
 });
 afterEach(async () => {
   await harness?.close();

@@ -7,13 +7,13 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { RetentionClient } from "../../src/api/client.js";
 import type { Employee } from "../../src/api/spec-records.js";
 import { runCli } from "../cli/cli-harness.js";
 import { captureLogs } from "../helpers/capture-logs.js";
 import { type FakeSlack, startFakeSlack } from "../helpers/fake-slack.js";
 import { useEmulator } from "../helpers/start-emulator.js";
 import { type Harness, messageText, startHarness } from "./support/alert-harness.js";
+import { trackedPeople } from "./support/tracked-people.js";
 
 const emulator = useEmulator({ rateLimitPerMinute: 100_000 });
 
@@ -27,15 +27,7 @@ beforeEach(async () => {
     channels: ["hr-alerts", "finance", "departures", "talent", "berlin"].map((name) => ({ name })),
   });
   // Read after the reset: a reset seeds the people again, under new ids.
-  people = [];
-  const client = new RetentionClient({ baseUrl: emulator().baseUrl, apiKey: emulator().readKey });
-  try {
-    for await (const person of client.iterateEmployees()) {
-      if (person.tracked && person.status !== "archived") people.push(person);
-    }
-  } finally {
-    await client.close();
-  }
+  people = await trackedPeople(emulator());
 });
 afterEach(async () => {
   await harness?.close();
