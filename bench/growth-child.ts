@@ -32,8 +32,8 @@ function counter(file: string): { read(): Promise<Counts>; close(): Promise<void
   return {
     read: async () => ({
       keys: await one("SELECT count(*) FROM key_sets"),
-      waiting: await one("SELECT count(*) FROM queue_items WHERE value IS NOT NULL"),
-      acked: await one("SELECT count(*) FROM queue_items WHERE value IS NULL"),
+      waiting: await one("SELECT count(*) FROM queue_items"),
+      acked: await one("SELECT count(*) FROM key_sets WHERE name LIKE '%#acked'"),
       kv: await one("SELECT count(*) FROM state"),
       pages: await one("PRAGMA page_count"),
       freePages: await one("PRAGMA freelist_count"),

@@ -92,11 +92,14 @@ childMain(async (input: PollPathChildInput) => {
   const passes: PollPathPass[] = [];
   try {
     // The first pass of a kind pays for compiling the code it runs: measured separately, not counted.
+    // Single-message passes first: every pass reads again the changes of the last
+    // alerts.cursorOverlap (10 minutes), so after a burst the next passes would each read the
+    // burst again; that cost belongs to the burst, not to the single messages.
     await pipeline.poll({ now: new Date(), dryRun: false });
-    passes.push(await pass("digest", Math.min(200, input.burst / 2), false));
-    for (let i = 0; i < input.burstPasses; i += 1) passes.push(await pass("digest", input.burst / 2, true));
     passes.push(await pass("single", input.single / 2, false));
     for (let i = 0; i < input.singlePasses; i += 1) passes.push(await pass("single", input.single / 2, true));
+    passes.push(await pass("digest", Math.min(200, input.burst / 2), false));
+    for (let i = 0; i < input.burstPasses; i += 1) passes.push(await pass("digest", input.burst / 2, true));
     // What one chat.postMessage costs the daemon by itself (the Slack SDK, HTTP, no store), back to
     // back: part of every single message's cost above.
     const drafts = await singleDrafts(SLACK_POSTS + 20, 50_000_000);

@@ -44,22 +44,28 @@ childMain(async (input: StoreOpsInput): Promise<StoreOpsRun> => {
     for (const draft of drafts) await outbox.enqueue([draft], Date.now());
     const enqueueOne = per(endSpan(span, undefined, file), drafts.length);
 
-    const scans: Array<{ wallMs: number; cpuMs: number }> = [];
-    let waiting = 0;
-    for (let i = 0; i < 6; i += 1) {
-      globalThis.gc?.();
-      const s = startSpan(undefined, file);
-      waiting = (await outbox.pending()).length;
-      const cost = endSpan(s, undefined, file);
-      if (i > 0) scans.push({ wallMs: cost.wallMs, cpuMs: cost.cpuMs });
-    }
+    // The sender's scan (heads only), then the same messages with their bodies, for comparison.
+    const timeScans = async (scan: () => Promise<number>) => {
+      const runs: Array<{ wallMs: number; cpuMs: number }> = [];
+      let found = 0;
+      for (let i = 0; i < 6; i += 1) {
+        globalThis.gc?.();
+        const s = startSpan(undefined, file);
+        found = await scan();
+        const cost = endSpan(s, undefined, file);
+        if (i > 0) runs.push({ wallMs: cost.wallMs, cpuMs: cost.cpuMs });
+      }
+      return { found, runs };
+    };
+    const { found: waiting, runs: scans } = await timeScans(async () => (await outbox.waiting()).length);
+    const { runs: bodyScans } = await timeScans(async () => (await outbox.pending()).length);
     const counts: number[] = [];
     for (let i = 0; i < 6; i += 1) {
       const s = startSpan(undefined, file);
       await outbox.size();
       if (i > 0) counts.push(endSpan(s, undefined, file).wallMs);
     }
-    progress(`store ops: pending scan of ${waiting}: median ${median(scans.map((s) => s.wallMs)).toFixed(1)} ms`);
+    progress(`store ops: scan of ${waiting} waiting heads: median ${median(scans.map((s) => s.wallMs)).toFixed(1)} ms`);
 
     // One posted message's bookkeeping, as the sender does it around a post: mark posting, thread
     // root look-up, mark sent, thread root stored.
@@ -98,6 +104,12 @@ childMain(async (input: StoreOpsInput): Promise<StoreOpsRun> => {
         wallMsMedian: median(scans.map((s) => s.wallMs)),
         wallMsMax: Math.max(...scans.map((s) => s.wallMs)),
         cpuMsMedian: median(scans.map((s) => s.cpuMs)),
+      },
+      bodiesScan: {
+        runs: bodyScans.length,
+        wallMsMedian: median(bodyScans.map((s) => s.wallMs)),
+        wallMsMax: Math.max(...bodyScans.map((s) => s.wallMs)),
+        cpuMsMedian: median(bodyScans.map((s) => s.cpuMs)),
       },
       countPendingWallMsMedian: median(counts),
       stateFileBytes: stateFileBytes(file),

@@ -15,6 +15,13 @@ export interface PerMessage {
   readonly blockWriteBytes: number | undefined;
 }
 
+export interface ScanCost {
+  readonly runs: number;
+  readonly wallMsMedian: number;
+  readonly wallMsMax: number;
+  readonly cpuMsMedian: number;
+}
+
 export interface StoreOpsRun {
   readonly size: number;
   readonly waitingScanned: number;
@@ -25,7 +32,10 @@ export interface StoreOpsRun {
   readonly ackOne: PerMessage;
   /** markPosting + thread root look-up + markSent + thread root stored: one posted message. */
   readonly postedBookkeeping: PerMessage;
-  readonly pendingScan: { runs: number; wallMsMedian: number; wallMsMax: number; cpuMsMedian: number };
+  /** `Outbox.waiting()`: the sender's scan of what waits, heads only. */
+  readonly pendingScan: ScanCost;
+  /** `Outbox.pending()`: the same messages with their bodies (what the scan read before heads). */
+  readonly bodiesScan: ScanCost;
   readonly countPendingWallMsMedian: number;
   readonly stateFileBytes: { db: number; wal: number };
 }

@@ -90,12 +90,15 @@ export function channelDrafts(
  * burst, a backlog after a Slack outage), the digest drafts that replace them; else undefined.
  */
 export function backlogDigest(digestThreshold: number, format: FormatOptions = {}): Coalesce<Alert> {
-  return (channel, waiting) => {
-    const alerts = waiting.flatMap((draft) => (draft.kind === "alert" && draft.alert ? [draft.alert] : []));
-    // Counted before anything is formatted: most backlogs are a few singles that stay as they are.
-    if (alerts.length !== waiting.length || !shouldDigest(alerts.length, digestThreshold)) return undefined;
-    const made = channelDrafts(channel, alerts, digestThreshold, format);
-    return made.digest ? made.drafts : undefined;
+  return {
+    // Counted before anything is read or formatted: most backlogs are a few singles that stay as they are.
+    considers: (count) => shouldDigest(count, digestThreshold),
+    digest: (channel, waiting) => {
+      const alerts = waiting.flatMap((draft) => (draft.kind === "alert" && draft.alert ? [draft.alert] : []));
+      if (alerts.length !== waiting.length || !shouldDigest(alerts.length, digestThreshold)) return undefined;
+      const made = channelDrafts(channel, alerts, digestThreshold, format);
+      return made.digest ? made.drafts : undefined;
+    },
   };
 }
 

@@ -3,7 +3,7 @@ import { classifySlackError, type SlackFailure } from "../slack/classify-slack-e
 import type { PostedMessage, SlackPoster } from "../slack/slack-poster.js";
 import { sleepUnlessAborted } from "../timers.js";
 import type { ChannelPacer } from "./channel-pacer.js";
-import type { Outbox, OutboxDraft, OutboxEntry, ThreadIndex } from "./outbox.js";
+import type { Outbox, OutboxDraft, OutboxEntry, ThreadIndex, WaitingMessage } from "./outbox.js";
 
 export interface RetryPolicy {
   /** First backoff after a retryable failure; doubles each time. */
@@ -15,11 +15,16 @@ export interface RetryPolicy {
 
 export const DEFAULT_RETRY: RetryPolicy = { baseMs: 1000, maxMs: 30_000, attemptsPerFlush: 4 };
 
-/** Turns a channel's backlog of single alerts into fewer messages (digests); undefined keeps them. */
-export type Coalesce<P> = (
-  channel: string,
-  waiting: readonly OutboxDraft<P>[],
-) => readonly OutboxDraft<P>[] | undefined;
+/** Turns a channel's backlog of single alerts into fewer messages (digests). */
+export interface Coalesce<P> {
+  /** Whether a backlog of `count` single alerts is worth reading: decided on the count alone, before any body is read. */
+  considers(count: number): boolean;
+  /** The messages that replace the backlog, or undefined to keep it as it is. */
+  digest(channel: string, waiting: readonly OutboxDraft<P>[]): readonly OutboxDraft<P>[] | undefined;
+}
+
+/** How many bodies a channel's drain reads at a time, as it posts. */
+const BODY_BATCH = 20;
 
 export interface OutboxSenderOptions<P = unknown> {
   readonly outbox: Outbox<P>;
@@ -133,57 +138,64 @@ export class OutboxSender<P = unknown> {
       report.pending = await this.options.outbox.size();
       return report;
     }
-    const byChannel = new Map<string, OutboxEntry<P>[]>();
-    for (const entry of await this.options.outbox.pending()) {
-      if (only && !only.has(entry.id)) continue;
-      const list = byChannel.get(entry.channel) ?? [];
-      list.push(entry);
-      byChannel.set(entry.channel, list);
+    const byChannel = new Map<string, WaitingMessage[]>();
+    for (const message of await this.options.outbox.waiting()) {
+      if (only && !only.has(message.id)) continue;
+      const list = byChannel.get(message.channel) ?? [];
+      list.push(message);
+      byChannel.set(message.channel, list);
     }
     if (!only) {
-      for (const [channel, entries] of byChannel) byChannel.set(channel, await this.coalesced(channel, entries));
+      for (const [channel, messages] of byChannel) byChannel.set(channel, await this.coalesced(channel, messages));
     }
-    await Promise.all([...byChannel].map(([channel, entries]) => this.drainChannel(channel, entries, report)));
+    await Promise.all([...byChannel].map(([channel, messages]) => this.drainChannel(channel, messages, report)));
     report.stopped = this.stopping;
     report.pending = await this.options.outbox.size();
     return report;
   }
 
-  /** The channel's entries with its backlog of single alerts replaced by what `coalesce` makes of it. */
-  private async coalesced(channel: string, waiting: OutboxEntry<P>[]): Promise<OutboxEntry<P>[]> {
+  /** The channel's messages with its backlog of single alerts replaced by what `coalesce` makes of it. */
+  private async coalesced(channel: string, waiting: WaitingMessage[]): Promise<WaitingMessage[]> {
     const { outbox, coalesce } = this.options;
     const now = this.now();
-    const entries = await outbox.finishReplacements(waiting, now);
-    const singles = entries.filter((e) => e.kind === "alert" && e.postingSince === undefined);
-    const made = coalesce?.(channel, singles);
-    if (!made) return entries;
-    const replaces = singles.map((e) => e.id);
+    const messages = await outbox.finishReplacements(waiting, now);
+    const singles = messages.filter((m) => m.kind === "alert" && m.postingSince === undefined);
+    // Counted first: the bodies of a backlog are read only when it may become a digest.
+    if (!coalesce?.considers(singles.length)) return messages;
+    const drafts = await outbox.load(singles);
+    const made = coalesce.digest(channel, drafts);
+    if (!made) return messages;
+    const replaces = drafts.map((e) => e.id);
     await outbox.replace(
-      singles,
+      drafts,
       made.map((draft) => ({ ...draft, replaces })),
       now,
     );
     this.options.logger.info(
-      { channel, alerts: singles.length, messages: made.length },
+      { channel, alerts: drafts.length, messages: made.length },
       "a backlog of single alerts for this channel goes out as a digest",
     );
-    return (await outbox.pending()).filter((e) => e.channel === channel);
+    return (await outbox.waiting()).filter((m) => m.channel === channel);
   }
 
-  private async drainChannel(channel: string, entries: readonly OutboxEntry<P>[], report: FlushReport): Promise<void> {
+  /** Posts the channel's messages in order, reading their bodies a batch at a time. */
+  private async drainChannel(channel: string, messages: readonly WaitingMessage[], report: FlushReport): Promise<void> {
     // Still inside a long Retry-After from an earlier flush: leave this channel, do not hold the pass.
     if (this.options.pacer.delayFor(channel) > (this.options.maxRateLimitWaitMs ?? 60_000)) return;
-    for (const entry of entries) {
+    for (let start = 0; start < messages.length; start += BODY_BATCH) {
       if (this.stopping) return;
-      if (entry.postingSince !== undefined) {
-        report.possibleDuplicates += 1;
-        this.totals.possibleDuplicates += 1;
-        this.options.logger.warn(
-          { channel, outboxId: entry.id, alerts: entry.alertKeys.length, alertKeys: entry.alertKeys.slice(0, 5) },
-          "an alert was being posted when the previous run stopped; posting it again (it may appear twice)",
-        );
+      for (const entry of await this.options.outbox.load(messages.slice(start, start + BODY_BATCH))) {
+        if (this.stopping) return;
+        if (entry.postingSince !== undefined) {
+          report.possibleDuplicates += 1;
+          this.totals.possibleDuplicates += 1;
+          this.options.logger.warn(
+            { channel, outboxId: entry.id, alerts: entry.alertKeys.length, alertKeys: entry.alertKeys.slice(0, 5) },
+            "an alert was being posted when the previous run stopped; posting it again (it may appear twice)",
+          );
+        }
+        if ((await this.deliver(channel, entry, report)) === "stop-channel") return;
       }
-      if ((await this.deliver(channel, entry, report)) === "stop-channel") return;
     }
   }
 
@@ -204,8 +216,7 @@ export class OutboxSender<P = unknown> {
         return "sent";
       }
       const { failure } = outcome;
-      await this.options.outbox.markFailed(entry, failure.code);
-      entry = { ...entry, postingSince: undefined };
+      entry = await this.options.outbox.markFailed(entry, failure.code);
       if (failure.kind === "permanent") {
         report.permanentFailures += 1;
         this.totals.permanentFailures += 1;

@@ -27,28 +27,74 @@ export interface OutboxDraft<P = unknown> {
   readonly replaces?: readonly string[] | undefined;
 }
 
-/** A draft in the store, with its delivery bookkeeping. */
-export interface OutboxEntry<P = unknown> extends OutboxDraft<P> {
+/**
+ * The bookkeeping of a waiting message, kept apart from its body (the queue's head): what the
+ * sender needs to group, order and resume messages, small enough that scanning thousands of them
+ * and rewriting one on every post costs little.
+ */
+export interface OutboxHead {
+  readonly channel: string;
+  readonly kind: OutboxDraft["kind"];
   readonly enqueuedAt: number;
-  /** Place in the queue (enqueue order). */
-  readonly seq: number;
   readonly attempts: number;
   /** Set just before the post: an entry still carrying it after a restart may already be in Slack. */
   readonly postingSince?: number | undefined;
   readonly lastError?: string | undefined;
+  /** The body names waiting entries this message replaces (`replaces`). */
+  readonly replacing?: boolean | undefined;
 }
 
-/** What the queue stores: the entry without its place in the queue (the queue's own `seq`). */
-type StoredEntry<P> = Omit<OutboxEntry<P>, "seq">;
+/** A waiting message known by its head only. */
+export interface WaitingMessage extends OutboxHead {
+  readonly id: string;
+  /** Place in the queue (enqueue order). */
+  readonly seq: number;
+}
+
+/** A waiting message with its body: what the sender posts. */
+export interface OutboxEntry<P = unknown> extends OutboxDraft<P>, WaitingMessage {}
+
+/**
+ * What an item's body held before heads existed (schema 1): the draft with its bookkeeping. Such
+ * an item has no head; its head is read from these fields.
+ */
+type LegacyBody<P> = OutboxDraft<P> & Partial<Omit<OutboxHead, "channel" | "kind" | "replacing">>;
 
 /** How long a delivered draft id is remembered by default: longer than any replay of a pass or event. */
 export const DEFAULT_SENT_RETENTION_MS = 7 * 86_400_000;
+
+function headOf<P>(body: LegacyBody<P>, enqueuedAt: number): OutboxHead {
+  return {
+    channel: body.channel,
+    kind: body.kind,
+    enqueuedAt: body.enqueuedAt ?? enqueuedAt,
+    attempts: body.attempts ?? 0,
+    ...(body.postingSince === undefined ? {} : { postingSince: body.postingSince }),
+    ...(body.lastError === undefined ? {} : { lastError: body.lastError }),
+    ...(body.replaces && body.replaces.length > 0 ? { replacing: true } : {}),
+  };
+}
+
+/** The head fields alone (an entry also carries its body, which must never reach the head). */
+function headOfMessage(message: WaitingMessage): OutboxHead {
+  return {
+    channel: message.channel,
+    kind: message.kind,
+    enqueuedAt: message.enqueuedAt,
+    attempts: message.attempts,
+    ...(message.postingSince === undefined ? {} : { postingSince: message.postingSince }),
+    ...(message.lastError === undefined ? {} : { lastError: message.lastError }),
+    ...(message.replacing ? { replacing: true } : {}),
+  };
+}
 
 /**
  * The outbox (queue `alerts.outbox`): a message is written here before it is posted and acked
  * right after Slack confirms it, so a crash or a Slack outage loses nothing, and a replayed batch
  * cannot queue a delivered message again (an acked id is remembered for `sentRetentionMs`).
- * Enqueue and ack are one write each; the waiting messages are one ordered scan.
+ * Each message is a body (the draft, written once) and a head (its bookkeeping): the waiting
+ * messages are scanned by head, bodies are read a few at a time as they are posted, and the
+ * bookkeeping of a post rewrites the head only.
  */
 export class Outbox<P = unknown> {
   constructor(
@@ -57,8 +103,8 @@ export class Outbox<P = unknown> {
     private readonly now: () => number = Date.now,
   ) {}
 
-  private queue(scope: StoreScope = this.store): DurableQueue<StoredEntry<P>> {
-    return scope.queue<StoredEntry<P>>(OUTBOX_QUEUE);
+  private queue(scope: StoreScope = this.store): DurableQueue<LegacyBody<P>, OutboxHead> {
+    return scope.queue<LegacyBody<P>, OutboxHead>(OUTBOX_QUEUE);
   }
 
   /**
@@ -66,21 +112,44 @@ export class Outbox<P = unknown> {
    * inside the caller's transaction (a hand-over commits its messages with its handled changes).
    */
   enqueue(drafts: readonly OutboxDraft<P>[], nowMs: number, scope?: StoreScope): Promise<number> {
-    return this.queue(scope).enqueue(
-      drafts.map((draft) => ({ id: draft.id, value: { ...draft, enqueuedAt: nowMs, attempts: 0 } })),
-    );
+    return this.queue(scope).enqueue(drafts.map((draft) => ({ id: draft.id, value: draft, head: headOf(draft, nowMs) })));
   }
 
-  /** Every waiting entry, in enqueue order. */
+  /** Every waiting message by its head, in enqueue order: no body is read (but those of pre-head items). */
+  async waiting(): Promise<WaitingMessage[]> {
+    const heads = await this.queue().heads();
+    const headless = heads.filter((item) => item.head === undefined).map((item) => item.id);
+    const legacy = headless.length > 0 ? await this.queue().values(headless) : new Map<string, LegacyBody<P>>();
+    const out: WaitingMessage[] = [];
+    for (const item of heads) {
+      const body = item.head === undefined ? legacy.get(item.id) : undefined;
+      const head = item.head ?? (body ? headOf(body, 0) : undefined);
+      if (head) out.push({ ...head, id: item.id, seq: item.seq });
+    }
+    return out;
+  }
+
+  /** The waiting messages with their bodies, in the order given; one already acked is left out. */
+  async load(messages: readonly WaitingMessage[]): Promise<OutboxEntry<P>[]> {
+    const bodies = await this.queue().values(messages.map((m) => m.id));
+    return messages.flatMap((message) => {
+      const body = bodies.get(message.id);
+      if (!body) return [];
+      const { enqueuedAt: _e, attempts: _a, postingSince: _p, lastError: _l, ...draft } = body;
+      return [{ ...draft, ...message }];
+    });
+  }
+
+  /** Every waiting entry with its body, in enqueue order (tests and tools; the sender reads by head). */
   async pending(): Promise<OutboxEntry<P>[]> {
-    return (await this.queue().pending()).map((item) => ({ ...item.value, seq: item.seq }));
+    return this.load(await this.waiting());
   }
 
   /**
    * Replaces waiting entries by drafts that say so in `replaces` (a backlog of single alerts by its
    * digest), in one transaction: neither is lost nor posted twice.
    */
-  replace(entries: readonly OutboxEntry<P>[], drafts: readonly OutboxDraft<P>[], nowMs: number): Promise<void> {
+  replace(entries: readonly { readonly id: string }[], drafts: readonly OutboxDraft<P>[], nowMs: number): Promise<void> {
     return this.store.transaction(async (scope) => {
       await this.enqueue(drafts, nowMs, scope);
       await this.queue(scope).ack(
@@ -94,42 +163,42 @@ export class Outbox<P = unknown> {
    * Marks the waiting entries that a waiting replacement stands for; returns the others. (An outbox
    * migrated from a release without transactions may hold both after a crash.)
    */
-  async finishReplacements(entries: readonly OutboxEntry<P>[], nowMs: number): Promise<OutboxEntry<P>[]> {
-    const replaced = new Set(entries.flatMap((e) => e.replaces ?? []));
-    if (replaced.size === 0) return [...entries];
+  async finishReplacements(messages: readonly WaitingMessage[], nowMs: number): Promise<WaitingMessage[]> {
+    const replacing = messages.filter((m) => m.replacing === true);
+    if (replacing.length === 0) return [...messages];
+    const replaced = new Set((await this.load(replacing)).flatMap((e) => e.replaces ?? []));
+    if (replaced.size === 0) return [...messages];
     await this.queue().ack([...replaced], nowMs + this.sentRetentionMs);
-    return entries.filter((e) => !replaced.has(e.id));
+    return messages.filter((m) => !replaced.has(m.id));
   }
 
   size(): Promise<number> {
     return this.queue().countPending();
   }
 
+  /** One small write: the head, never the body. */
   async markPosting(entry: OutboxEntry<P>, nowMs: number): Promise<OutboxEntry<P>> {
     const next: OutboxEntry<P> = { ...entry, postingSince: nowMs, attempts: entry.attempts + 1 };
-    await this.queue().update(entry.id, stored(next));
+    await this.queue().setHead(entry.id, headOfMessage(next));
     return next;
   }
 
   /** The one write between Slack's answer and safety: it must stay a single small write. */
-  markSent(entry: OutboxEntry<P>): Promise<void> {
+  markSent(entry: WaitingMessage): Promise<void> {
     return this.queue().ack([entry.id], this.now() + this.sentRetentionMs);
   }
 
-  async markFailed(entry: OutboxEntry<P>, error: string): Promise<void> {
+  async markFailed(entry: OutboxEntry<P>, error: string): Promise<OutboxEntry<P>> {
     const { postingSince: _dropped, ...rest } = entry;
-    await this.queue().update(entry.id, stored({ ...rest, lastError: error }));
+    const next: OutboxEntry<P> = { ...rest, lastError: error };
+    await this.queue().setHead(entry.id, headOfMessage(next));
+    return next;
   }
 
   /** Drops an entry that can never be delivered (a manager without a Slack account); it is not queued again. */
-  discard(entry: OutboxEntry<P>): Promise<void> {
+  discard(entry: WaitingMessage): Promise<void> {
     return this.markSent(entry);
   }
-}
-
-function stored<P>(entry: OutboxEntry<P>): StoredEntry<P> {
-  const { seq: _seq, ...rest } = entry;
-  return rest;
 }
 
 export interface ThreadRef {

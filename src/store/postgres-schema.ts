@@ -5,9 +5,10 @@ import { StoreError } from "../errors.js";
  * The Postgres engine's tables, in the schema the connection's `search_path` names (`public`
  * unless the URL says otherwise; one database or schema per deployment). Version 1 matches the
  * SQLite engine's schema 1: key-value namespaces, durable queues and key sets in tables of their
- * own, plus the leadership epoch. The version is in `rs_meta` (`schema_version`).
+ * own, plus the leadership epoch. Version 2 matches SQLite's schema 2: a queue item's small `head`
+ * beside its body, and an index that covers the heads. The version is in `rs_meta` (`schema_version`).
  */
-export const PG_SCHEMA_VERSION = 1;
+export const PG_SCHEMA_VERSION = 2;
 
 /**
  * Advisory lock keys (the two-int form, so they cannot meet a one-bigint key of another program):
@@ -17,6 +18,17 @@ export const PG_SCHEMA_VERSION = 1;
 export const ADVISORY_CLASS = 0x7273_796e; // "rsyn"
 export const LEADER_LOCK = 1;
 export const SCHEMA_LOCK = 2;
+
+/** Covers the scan of waiting heads (an index-only scan); replaces version 1's `rs_queue_waiting`. */
+const QUEUE_HEADS_INDEX =
+  "CREATE INDEX IF NOT EXISTS rs_queue_heads ON rs_queue_items (queue, seq) INCLUDE (id, head) WHERE value IS NOT NULL";
+
+/** Version 1 to 2: items written before have no head (readers derive it from the body). */
+const HEADS_MIGRATION = [
+  "ALTER TABLE rs_queue_items ADD COLUMN IF NOT EXISTS head text",
+  "DROP INDEX IF EXISTS rs_queue_waiting",
+  QUEUE_HEADS_INDEX,
+];
 
 const TABLES = [
   `CREATE TABLE rs_kv (
@@ -33,9 +45,10 @@ const TABLES = [
      id text COLLATE "C" NOT NULL,
      value text,
      expires bigint,
+     head text,
      UNIQUE (queue, id)
    )`,
-  "CREATE INDEX rs_queue_waiting ON rs_queue_items (queue, seq) WHERE value IS NOT NULL",
+  QUEUE_HEADS_INDEX,
   "CREATE INDEX rs_queue_expiry ON rs_queue_items (expires) WHERE value IS NULL",
   `CREATE TABLE rs_key_sets (
      name text COLLATE "C" NOT NULL,
@@ -94,7 +107,7 @@ async function createTables(client: pg.ClientBase, refuse: (found: number) => St
     if (found > PG_SCHEMA_VERSION) throw refuse(found);
     if (found < PG_SCHEMA_VERSION) {
       await client.query("CREATE TABLE IF NOT EXISTS rs_meta (key text PRIMARY KEY, value text NOT NULL)");
-      for (const statement of TABLES) await client.query(statement);
+      for (const statement of found === 0 ? TABLES : HEADS_MIGRATION) await client.query(statement);
       await client.query(
         `INSERT INTO rs_meta (key, value) VALUES ('schema_version', $1)
          ON CONFLICT (key) DO UPDATE SET value = excluded.value`,

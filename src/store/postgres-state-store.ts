@@ -11,6 +11,7 @@ import type {
   LeaderElection,
   LeaderElectionOptions,
   LeaderTerm,
+  QueuedHead,
   QueuedItem,
   StateStore,
   StoreScope,
@@ -145,21 +146,27 @@ class PgNamespace implements KeyValueNamespace {
   }
 }
 
-class PgQueue<T> implements DurableQueue<T> {
+class PgQueue<T, H> implements DurableQueue<T, H> {
   constructor(
     private readonly name: string,
     private readonly run: Runner,
   ) {}
 
-  enqueue(items: ReadonlyArray<{ readonly id: string; readonly value: T }>): Promise<number> {
+  enqueue(items: ReadonlyArray<{ readonly id: string; readonly value: T; readonly head?: H }>): Promise<number> {
     if (items.length === 0) return Promise.resolve(0);
     return this.run(`enqueue in ${this.name}`, true, async (sql) => {
       // One statement for the batch, in order; ids already waiting or acked are ignored.
       const result = await sql(
-        `INSERT INTO rs_queue_items (queue, id, value)
-         SELECT $1, t.id, t.value FROM unnest($2::text[], $3::text[]) WITH ORDINALITY AS t(id, value, n) ORDER BY t.n
+        `INSERT INTO rs_queue_items (queue, id, value, head)
+         SELECT $1, t.id, t.value, t.head
+         FROM unnest($2::text[], $3::text[], $4::text[]) WITH ORDINALITY AS t(id, value, head, n) ORDER BY t.n
          ON CONFLICT (queue, id) DO NOTHING`,
-        [this.name, items.map((item) => item.id), items.map((item) => JSON.stringify(item.value))],
+        [
+          this.name,
+          items.map((item) => item.id),
+          items.map((item) => JSON.stringify(item.value)),
+          items.map((item) => (item.head === undefined ? null : JSON.stringify(item.head))),
+        ],
       );
       return result.rowCount ?? 0;
     });
@@ -179,6 +186,31 @@ class PgQueue<T> implements DurableQueue<T> {
     });
   }
 
+  heads(limit?: number): Promise<Array<QueuedHead<H>>> {
+    return this.run(`scan of ${this.name}`, false, async (sql) => {
+      const { rows } = await sql(
+        "SELECT id, seq, head FROM rs_queue_items WHERE queue = $1 AND value IS NOT NULL ORDER BY seq LIMIT $2",
+        [this.name, limit !== undefined && limit >= 0 ? limit : null],
+      );
+      return (rows as Array<{ id: string; seq: string; head: string | null }>).map((row) => ({
+        id: row.id,
+        seq: Number(row.seq),
+        head: row.head === null ? undefined : (JSON.parse(row.head) as H),
+      }));
+    });
+  }
+
+  values(ids: readonly string[]): Promise<Map<string, T>> {
+    if (ids.length === 0) return Promise.resolve(new Map());
+    return this.run(`read of ${this.name}`, false, async (sql) => {
+      const { rows } = await sql(
+        "SELECT id, value FROM rs_queue_items WHERE queue = $1 AND id = ANY($2::text[]) AND value IS NOT NULL",
+        [this.name, [...new Set(ids)]],
+      );
+      return new Map((rows as Array<{ id: string; value: string }>).map((row) => [row.id, JSON.parse(row.value) as T]));
+    });
+  }
+
   countPending(): Promise<number> {
     return this.run(`count of ${this.name}`, false, async (sql) => {
       const { rows } = await sql(
@@ -189,11 +221,11 @@ class PgQueue<T> implements DurableQueue<T> {
     });
   }
 
-  update(id: string, value: T): Promise<boolean> {
+  setHead(id: string, head: H): Promise<boolean> {
     return this.run(`update in ${this.name}`, true, async (sql) => {
       const result = await sql(
-        "UPDATE rs_queue_items SET value = $1 WHERE queue = $2 AND id = $3 AND value IS NOT NULL",
-        [JSON.stringify(value), this.name, id],
+        "UPDATE rs_queue_items SET head = $1 WHERE queue = $2 AND id = $3 AND value IS NOT NULL",
+        [JSON.stringify(head), this.name, id],
       );
       return (result.rowCount ?? 0) > 0;
     });
@@ -431,8 +463,8 @@ class PostgresStateStore implements StateStore {
     return this.scope.namespace(name);
   }
 
-  queue<T>(name: string): DurableQueue<T> {
-    return this.scope.queue<T>(name);
+  queue<T, H = never>(name: string): DurableQueue<T, H> {
+    return this.scope.queue<T, H>(name);
   }
 
   keySet(name: string): KeySet {
@@ -555,7 +587,7 @@ class PostgresStateStore implements StateStore {
 function scopeWith(run: Runner): StoreScope {
   return {
     namespace: (name) => new PgNamespace(name, run),
-    queue: <T>(name: string) => new PgQueue<T>(name, run),
+    queue: <T, H = never>(name: string) => new PgQueue<T, H>(name, run),
     keySet: (name) => new PgKeySet(name, run),
   };
 }

@@ -14,20 +14,30 @@ const NS_SEPARATOR = "::";
  *    per message plus an index entry rewritten on every enqueue, handled changes as keyv entries
  *    whose expiry nothing ever swept.
  * 1: queues and key sets in tables of their own (`queue_items`, `key_sets`), swept by expiry.
+ * 2: a queue item is a small row in `queue_items` (id, place, `head`: its delivery bookkeeping) and
+ *    its body in `queue_bodies`, so a scan of what waits never reads a body, and rewriting the
+ *    bookkeeping of a message never rewrites its body. Every row of `queue_items` waits (an ack
+ *    deletes it and leaves a tombstone in `key_sets`).
  */
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
+
+const QUEUE_BODIES = `CREATE TABLE IF NOT EXISTS queue_bodies (
+     seq INTEGER PRIMARY KEY,
+     value TEXT NOT NULL
+   )`;
+// An index entry ends with the rowid (seq): (queue) alone keeps each queue in enqueue order.
+const QUEUE_ORDER = "CREATE INDEX IF NOT EXISTS queue_order ON queue_items(queue)";
 
 const TABLES = [
   `CREATE TABLE IF NOT EXISTS queue_items (
      seq INTEGER PRIMARY KEY,
      queue TEXT NOT NULL,
      id TEXT NOT NULL,
-     value TEXT,
-     expires INTEGER,
+     head TEXT,
      UNIQUE (queue, id)
    )`,
-  "CREATE INDEX IF NOT EXISTS queue_waiting ON queue_items(queue, seq) WHERE value IS NOT NULL",
-  "CREATE INDEX IF NOT EXISTS queue_expiry ON queue_items(expires) WHERE value IS NULL",
+  QUEUE_ORDER,
+  QUEUE_BODIES,
   `CREATE TABLE IF NOT EXISTS key_sets (
      name TEXT NOT NULL,
      key TEXT NOT NULL,
@@ -36,6 +46,35 @@ const TABLES = [
    ) WITHOUT ROWID`,
   "CREATE INDEX IF NOT EXISTS key_sets_expiry ON key_sets(expires)",
 ];
+
+async function changesOf(query: Query): Promise<number> {
+  const [row] = (await query("SELECT changes() AS n")) as Array<{ n: number }>;
+  return row?.n ?? 0;
+}
+
+/**
+ * Version 1 to 2: bodies move to `queue_bodies` (items written before have no head: readers take
+ * it from the body); an item that version 1 kept acked in the table (value NULL) becomes a tombstone.
+ */
+async function splitQueueBodies(query: Query, nowMs: number): Promise<number> {
+  await query(QUEUE_BODIES);
+  await query("INSERT INTO queue_bodies(seq, value) SELECT seq, value FROM queue_items WHERE value IS NOT NULL");
+  const moved = await changesOf(query);
+  await query(
+    `INSERT INTO key_sets(name, key, expires)
+     SELECT queue || '#acked', id, coalesce(expires, ?) FROM queue_items WHERE value IS NULL
+     ON CONFLICT(name, key) DO UPDATE SET expires = max(expires, excluded.expires)`,
+    nowMs + LEGACY_DEFAULT_RETENTION_MS,
+  );
+  await query("DELETE FROM queue_items WHERE value IS NULL");
+  await query("DROP INDEX IF EXISTS queue_waiting");
+  await query("DROP INDEX IF EXISTS queue_expiry");
+  await query("ALTER TABLE queue_items DROP COLUMN value");
+  await query("ALTER TABLE queue_items DROP COLUMN expires");
+  await query("ALTER TABLE queue_items ADD COLUMN head TEXT");
+  await query(QUEUE_ORDER);
+  return moved;
+}
 
 /** Where version 0 kept what now has tables of its own (the names the releases used). */
 const LEGACY = {
@@ -132,12 +171,9 @@ async function migrateOutbox(query: Query, nowMs: number): Promise<number> {
       );
       continue;
     }
-    await query(
-      "INSERT OR IGNORE INTO queue_items(queue, id, value) VALUES (?, ?, ?)",
-      LEGACY.outbox,
-      item.id,
-      JSON.stringify(item.entry),
-    );
+    await query("INSERT OR IGNORE INTO queue_items(queue, id) VALUES (?, ?)", LEGACY.outbox, item.id);
+    if ((await changesOf(query)) === 0) continue;
+    await query("INSERT INTO queue_bodies(seq, value) VALUES (last_insert_rowid(), ?)", JSON.stringify(item.entry));
   }
   await deleteNamespace(query, LEGACY.outbox);
   await deleteNamespace(query, LEGACY.outboxIndex);
@@ -149,6 +185,8 @@ export interface SchemaReport {
   readonly from: number;
   /** Rows moved out of the keyv table by a migration. */
   readonly migrated: { readonly outbox: number; readonly delivered: number } | undefined;
+  /** Queue items whose bodies moved to `queue_bodies` (from version 1). */
+  readonly splitBodies?: number;
 }
 
 /**
@@ -165,14 +203,18 @@ export async function ensureSchema(query: Query, location: string, nowMs: number
   if (found === SCHEMA_VERSION) return { from: found, migrated: undefined };
   await query("BEGIN IMMEDIATE");
   try {
-    for (const statement of TABLES) await query(statement);
-    const migrated = {
-      outbox: await migrateOutbox(query, nowMs),
-      delivered: await migrateDelivered(query, nowMs),
-    };
+    let migrated: SchemaReport["migrated"];
+    let splitBodies: number | undefined;
+    if (found === 0) {
+      for (const statement of TABLES) await query(statement);
+      const moved = { outbox: await migrateOutbox(query, nowMs), delivered: await migrateDelivered(query, nowMs) };
+      if (moved.outbox + moved.delivered > 0) migrated = moved;
+    } else {
+      splitBodies = await splitQueueBodies(query, nowMs);
+    }
     await query(`PRAGMA user_version = ${SCHEMA_VERSION}`);
     await query("COMMIT");
-    return { from: found, migrated: migrated.outbox + migrated.delivered > 0 ? migrated : undefined };
+    return { from: found, migrated, ...(splitBodies === undefined ? {} : { splitBodies }) };
   } catch (error) {
     await query("ROLLBACK").catch(() => undefined);
     throw error;

@@ -9,6 +9,7 @@ import type {
   Fence,
   KeySet,
   KeyValueNamespace,
+  QueuedHead,
   QueuedItem,
   StateStore,
   StoreScope,
@@ -106,34 +107,53 @@ class SqliteNamespace implements KeyValueNamespace {
   }
 }
 
-class SqliteQueue<T> implements DurableQueue<T> {
+class SqliteQueue<T, H> implements DurableQueue<T, H> {
   constructor(
     private readonly query: Query,
     private readonly name: string,
     private readonly run: Runner,
   ) {}
 
-  enqueue(items: ReadonlyArray<{ readonly id: string; readonly value: T }>): Promise<number> {
+  enqueue(items: ReadonlyArray<{ readonly id: string; readonly value: T; readonly head?: H }>): Promise<number> {
     if (items.length === 0) return Promise.resolve(0);
     return this.run(`enqueue in ${this.name}`, async () => {
-      // One statement for the batch; ids already waiting, or acked (their tombstone), are ignored, in order.
-      await this.query(
-        `INSERT OR IGNORE INTO queue_items(queue, id, value)
-         SELECT ?, json_extract(j.value, '$[0]'), json_extract(j.value, '$[1]') FROM json_each(?) j
-         WHERE NOT EXISTS (SELECT 1 FROM key_sets k WHERE k.name = ? AND k.key = json_extract(j.value, '$[0]'))
-         ORDER BY j.key`,
-        this.name,
-        JSON.stringify(items.map((item) => [item.id, JSON.stringify(item.value)])),
-        ackedKeySet(this.name),
-      );
-      return changes(this.query);
+      // Two statements for the batch, atomic inside or outside a transaction: the rows of ids
+      // neither waiting nor acked (their tombstone), in order, then the bodies of those new rows.
+      return savepoint(this.query, "queue_enqueue", async () => {
+        const added = (await this.query(
+          `INSERT OR IGNORE INTO queue_items(queue, id, head)
+           SELECT ?, json_extract(j.value, '$[0]'), json_extract(j.value, '$[1]') FROM json_each(?) j
+           WHERE NOT EXISTS (SELECT 1 FROM key_sets k WHERE k.name = ? AND k.key = json_extract(j.value, '$[0]'))
+           ORDER BY j.key
+           RETURNING seq, id`,
+          this.name,
+          JSON.stringify(items.map((item) => [item.id, item.head === undefined ? null : JSON.stringify(item.head)])),
+          ackedKeySet(this.name),
+        )) as Array<{ seq: number; id: string }>;
+        if (added.length === 0) return 0;
+        const seqOf = new Map(added.map((row) => [row.id, row.seq]));
+        const bodies: Array<[number, string]> = [];
+        for (const item of items) {
+          const seq = seqOf.get(item.id);
+          if (seq === undefined) continue;
+          seqOf.delete(item.id); // an id twice in one batch: its first value, as its row
+          bodies.push([seq, JSON.stringify(item.value)]);
+        }
+        await this.query(
+          `INSERT INTO queue_bodies(seq, value)
+           SELECT json_extract(j.value, '$[0]'), json_extract(j.value, '$[1]') FROM json_each(?) j`,
+          JSON.stringify(bodies),
+        );
+        return added.length;
+      });
     });
   }
 
   pending(limit = -1): Promise<Array<QueuedItem<T>>> {
     return this.run(`scan of ${this.name}`, async () => {
       const rows = (await this.query(
-        "SELECT id, seq, value FROM queue_items WHERE queue = ? AND value IS NOT NULL ORDER BY seq LIMIT ?",
+        `SELECT q.id, q.seq, b.value FROM queue_items q JOIN queue_bodies b ON b.seq = q.seq
+         WHERE q.queue = ? ORDER BY q.seq LIMIT ?`,
         this.name,
         limit,
       )) as Array<{ id: string; seq: number; value: string }>;
@@ -141,38 +161,69 @@ class SqliteQueue<T> implements DurableQueue<T> {
     });
   }
 
+  heads(limit = -1): Promise<Array<QueuedHead<H>>> {
+    return this.run(`scan of ${this.name}`, async () => {
+      // Small rows only: the bodies' table is not read.
+      const rows = (await this.query(
+        "SELECT id, seq, head FROM queue_items WHERE queue = ? ORDER BY seq LIMIT ?",
+        this.name,
+        limit,
+      )) as Array<{ id: string; seq: number; head: string | null }>;
+      return rows.map((row) => ({
+        id: row.id,
+        seq: row.seq,
+        head: row.head === null ? undefined : (JSON.parse(row.head) as H),
+      }));
+    });
+  }
+
+  values(ids: readonly string[]): Promise<Map<string, T>> {
+    if (ids.length === 0) return Promise.resolve(new Map());
+    return this.run(`read of ${this.name}`, async () => {
+      const rows = (await this.query(
+        `SELECT q.id, b.value FROM queue_items q JOIN queue_bodies b ON b.seq = q.seq
+         WHERE q.queue = ? AND q.id IN (SELECT value FROM json_each(?))`,
+        this.name,
+        JSON.stringify(ids),
+      )) as Array<{ id: string; value: string }>;
+      return new Map(rows.map((row) => [row.id, JSON.parse(row.value) as T]));
+    });
+  }
+
   countPending(): Promise<number> {
     return this.run(`count of ${this.name}`, async () => {
-      const [row] = (await this.query(
-        "SELECT count(*) AS n FROM queue_items WHERE queue = ? AND value IS NOT NULL",
-        this.name,
-      )) as Array<{ n: number }>;
+      const [row] = (await this.query("SELECT count(*) AS n FROM queue_items WHERE queue = ?", this.name)) as Array<{
+        n: number;
+      }>;
       return row?.n ?? 0;
     });
   }
 
-  update(id: string, value: T): Promise<boolean> {
+  setHead(id: string, head: H): Promise<boolean> {
     return this.run(`update in ${this.name}`, async () => {
-      await this.query(
-        "UPDATE queue_items SET value = ? WHERE queue = ? AND id = ? AND value IS NOT NULL",
-        JSON.stringify(value),
+      const rows = await this.query(
+        "UPDATE queue_items SET head = ? WHERE queue = ? AND id = ? RETURNING seq",
+        JSON.stringify(head),
         this.name,
         id,
       );
-      return (await changes(this.query)) > 0;
+      return rows.length > 0;
     });
   }
 
   ack(ids: readonly string[], expiresAtMs: number): Promise<void> {
     if (ids.length === 0) return Promise.resolve();
     return this.run(`ack in ${this.name}`, async () => {
-      // The row goes and a small tombstone in a key set remembers the id: an UPDATE that only emptied
-      // the row would leave its page nearly empty (SQLite does not compact pages on UPDATE), about
-      // 4 KB of file per message for the whole retention. SAVEPOINT: atomic inside or outside a
-      // transaction.
+      // The rows go and a small tombstone in a key set remembers each id: an UPDATE that only emptied
+      // a row would leave its page nearly empty (SQLite does not compact pages on UPDATE) for the
+      // whole retention.
       const list = JSON.stringify(ids);
-      await this.query("SAVEPOINT queue_ack");
-      try {
+      await savepoint(this.query, "queue_ack", async () => {
+        await this.query(
+          "DELETE FROM queue_bodies WHERE seq IN (SELECT seq FROM queue_items WHERE queue = ? AND id IN (SELECT value FROM json_each(?)))",
+          this.name,
+          list,
+        );
         await this.query(
           "DELETE FROM queue_items WHERE queue = ? AND id IN (SELECT value FROM json_each(?))",
           this.name,
@@ -185,13 +236,22 @@ class SqliteQueue<T> implements DurableQueue<T> {
           Math.round(expiresAtMs),
           list,
         );
-        await this.query("RELEASE queue_ack");
-      } catch (error) {
-        await this.query("ROLLBACK TO queue_ack").catch(() => undefined);
-        await this.query("RELEASE queue_ack").catch(() => undefined);
-        throw error;
-      }
+      });
     });
+  }
+}
+
+/** Runs `work` under a SAVEPOINT: its statements are atomic inside a transaction or outside one. */
+async function savepoint<R>(query: Query, name: string, work: () => Promise<R>): Promise<R> {
+  await query(`SAVEPOINT ${name}`);
+  try {
+    const result = await work();
+    await query(`RELEASE ${name}`);
+    return result;
+  } catch (error) {
+    await query(`ROLLBACK TO ${name}`).catch(() => undefined);
+    await query(`RELEASE ${name}`).catch(() => undefined);
+    throw error;
   }
 }
 
@@ -255,7 +315,7 @@ class SqliteStateStore implements StateStore {
   private scopeWith(run: Runner): StoreScope {
     return {
       namespace: (name) => new SqliteNamespace(this.keyv, this.query, name + NS_SEPARATOR, run),
-      queue: <T>(name: string) => new SqliteQueue<T>(this.query, name, run),
+      queue: <T, H = never>(name: string) => new SqliteQueue<T, H>(this.query, name, run),
       keySet: (name) => new SqliteKeySet(this.query, name, run),
     };
   }
@@ -264,8 +324,8 @@ class SqliteStateStore implements StateStore {
     return this.scope.namespace(name);
   }
 
-  queue<T>(name: string): DurableQueue<T> {
-    return this.scope.queue<T>(name);
+  queue<T, H = never>(name: string): DurableQueue<T, H> {
+    return this.scope.queue<T, H>(name);
   }
 
   keySet(name: string): KeySet {
@@ -318,8 +378,6 @@ class SqliteStateStore implements StateStore {
       try {
         let expired = 0;
         await this.query("DELETE FROM key_sets WHERE expires <= ?", now);
-        expired += await changes(this.query);
-        await this.query("DELETE FROM queue_items WHERE value IS NULL AND expires <= ?", now);
         expired += await changes(this.query);
         // keyv keeps its expiry inside the value and deletes an entry only when it is read again.
         await this.query(`DELETE FROM ${KV_TABLE} WHERE json_extract(value, '$.expires') <= ?`, now);

@@ -29,20 +29,34 @@ export interface QueuedItem<T> {
   readonly value: T;
 }
 
+/** What a scan of waiting items returns: the small head without the body. */
+export interface QueuedHead<H> {
+  readonly id: string;
+  readonly seq: number;
+  /** Undefined for an item enqueued without a head (or by a release before heads): read its value. */
+  readonly head: H | undefined;
+}
+
 /**
  * A durable FIFO queue with ids (the outbox, the webhook inbox). An id stays known after `ack`
- * until `expiresAtMs`, so enqueueing a delivered item again is ignored. Enqueue and ack are one
- * indexed write each; `pending` is one ordered scan.
+ * until `expiresAtMs`, so enqueueing a delivered item again is ignored. An item is a body
+ * (`value`, written once) and an optional small `head` (bookkeeping, rewritten as often as
+ * needed): `heads` scans what waits without reading a body, `values` reads the bodies of a few.
+ * Enqueue, head writes and ack are one indexed write each.
  */
-export interface DurableQueue<T> {
+export interface DurableQueue<T, H = never> {
   /** Stores the items whose id is neither waiting nor acked; returns how many were new. */
-  enqueue(items: ReadonlyArray<{ readonly id: string; readonly value: T }>): Promise<number>;
-  /** Waiting items in enqueue order (at most `limit`). */
+  enqueue(items: ReadonlyArray<{ readonly id: string; readonly value: T; readonly head?: H }>): Promise<number>;
+  /** Waiting items with their bodies, in enqueue order (at most `limit`). */
   pending(limit?: number): Promise<Array<QueuedItem<T>>>;
+  /** Waiting items' heads, in enqueue order (at most `limit`): never reads a body. */
+  heads(limit?: number): Promise<Array<QueuedHead<H>>>;
+  /** The bodies of the named items that still wait (an acked or unknown id is absent). */
+  values(ids: readonly string[]): Promise<Map<string, T>>;
   countPending(): Promise<number>;
-  /** Replaces a waiting item's value (delivery bookkeeping); false when it is not waiting. */
-  update(id: string, value: T): Promise<boolean>;
-  /** Done: the value is dropped, the id remembered until `expiresAtMs` (then swept). */
+  /** Replaces a waiting item's head; false when it is not waiting. */
+  setHead(id: string, head: H): Promise<boolean>;
+  /** Done: the item is dropped, its id remembered until `expiresAtMs` (then swept). */
   ack(ids: readonly string[], expiresAtMs: number): Promise<void>;
 }
 
@@ -56,7 +70,7 @@ export interface KeySet {
 /** What a transaction can write: the same shapes, all committed together or not at all. */
 export interface StoreScope {
   namespace(name: string): KeyValueNamespace;
-  queue<T>(name: string): DurableQueue<T>;
+  queue<T, H = never>(name: string): DurableQueue<T, H>;
   keySet(name: string): KeySet;
 }
 

@@ -98,15 +98,16 @@ describe("the digest decision (channelDrafts, backlogDigest)", () => {
   it("turns a waiting backlog of singles into the same digests a pass would have made", () => {
     const alerts = Array.from({ length: 4 }, () => buildAlert());
     const singles = channelDrafts("hr", alerts, 10).drafts;
-    const coalesced = backlogDigest(3)("hr", singles);
+    const coalesced = backlogDigest(3).digest("hr", singles);
     expect(coalesced?.map((d) => d.id)).toEqual(channelDrafts("hr", alerts, 3).drafts.map((d) => d.id));
   });
 
   it("leaves a backlog alone when it is small or holds anything but single alerts", () => {
     const alerts = Array.from({ length: 4 }, () => buildAlert());
     const singles = channelDrafts("hr", alerts, 10).drafts;
-    expect(backlogDigest(10)("hr", singles)).toBeUndefined();
+    expect(backlogDigest(10).considers(singles.length)).toBe(false);
+    expect(backlogDigest(10).digest("hr", singles)).toBeUndefined();
     const digest = channelDrafts("hr", alerts, 1).drafts;
-    expect(backlogDigest(3)("hr", [...singles, ...digest])).toBeUndefined();
+    expect(backlogDigest(3).digest("hr", [...singles, ...digest])).toBeUndefined();
   });
 });

@@ -59,7 +59,7 @@ describe("a backlog of single alerts becomes a digest at send time", () => {
     const { outbox, sender } = buildSender(store, slack, { coalesce: backlogDigest(10) });
     await outbox.enqueue(drafts, Date.now());
     const waiting = await outbox.pending();
-    const digest = backlogDigest(10)(
+    const digest = backlogDigest(10).digest(
       "hr-alerts",
       waiting.map((e) => e),
     );

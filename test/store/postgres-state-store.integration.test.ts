@@ -5,6 +5,7 @@
  * and the fence.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Outbox } from "../../src/delivery/outbox.js";
 import { FencedOutError, StoreError } from "../../src/errors.js";
 import { PG_SCHEMA_VERSION } from "../../src/store/postgres-schema.js";
 import { type Fence, openStateStore, type StateStore } from "../../src/store/state-store.js";
@@ -94,6 +95,46 @@ describe("opening a Postgres store", () => {
   });
 });
 
+describe("a database written by the previous release (schema 1, queue items without heads)", () => {
+  it("is migrated on first start: waiting messages keep their order and bookkeeping", async () => {
+    const url = await server.createDatabase();
+    await (await openStateStore(url)).close();
+    const database = new URL(url).pathname.slice(1);
+    // Back to schema 1's tables, with a message as that release wrote it.
+    for (const statement of [
+      "DROP INDEX rs_queue_heads",
+      "ALTER TABLE rs_queue_items DROP COLUMN head",
+      "CREATE INDEX rs_queue_waiting ON rs_queue_items (queue, seq) WHERE value IS NOT NULL",
+      "UPDATE rs_meta SET value = '1' WHERE key = 'schema_version'",
+    ])
+      await server.query(statement, [], database);
+    const legacy = { id: "m1", channel: "hr", kind: "alert", message: { text: "t", blocks: [] }, alertKeys: ["chg:1"] };
+    await server.query(
+      "INSERT INTO rs_queue_items (queue, id, value) VALUES ('alerts.outbox', 'm1', $1)",
+      [JSON.stringify({ ...legacy, enqueuedAt: 100, attempts: 2, postingSince: 150 })],
+      database,
+    );
+    const store = await openStateStore(url);
+    const outbox = new Outbox(store);
+    expect(await outbox.waiting()).toEqual([
+      {
+        id: "m1",
+        seq: expect.any(Number),
+        channel: "hr",
+        kind: "alert",
+        enqueuedAt: 100,
+        attempts: 2,
+        postingSince: 150,
+      },
+    ]);
+    const [entry] = await outbox.pending();
+    expect(entry).toMatchObject({ ...legacy, attempts: 2, postingSince: 150 });
+    await store.close();
+    const [meta] = await server.query<{ value: string }>("SELECT value FROM rs_meta", [], database);
+    expect(meta?.value).toBe(String(PG_SCHEMA_VERSION));
+  });
+});
+
 describe("leader election and fencing", () => {
   let url: string;
   let a: StateStore;
@@ -160,8 +201,8 @@ describe("leader election and fencing", () => {
     const standby = fence(undefined);
     const error = await a
       .fenced(standby)
-      .queue("alerts.outbox")
-      .update("x", 1)
+      .queue<unknown, number>("alerts.outbox")
+      .setHead("x", 1)
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(FencedOutError);
     expect(standby.refused).toHaveLength(1);
@@ -181,7 +222,7 @@ describe("leader election and fencing", () => {
       entered = resolve;
     });
     const tx = oldView.transaction(async (scope) => {
-      await scope.queue("alerts.outbox").update("nothing", 1);
+      await scope.queue<unknown, number>("alerts.outbox").setHead("nothing", 1);
       entered();
       await held;
       await scope.namespace("alerts.cursor").set("lens", "from the old leader");

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import KeyvSqlite from "@keyv/sqlite";
 import Keyv from "keyv";
 import { describe, expect, it } from "vitest";
+import { Outbox, type OutboxDraft } from "../../src/delivery/outbox.js";
 import { StoreError } from "../../src/errors.js";
 import { SCHEMA_VERSION } from "../../src/store/sqlite-schema.js";
 import { openStateStore } from "../../src/store/state-store.js";
@@ -124,6 +125,79 @@ describe("a database written by an earlier release (schema 0, everything in keyv
     expect((error as Error).message).toMatch(/newer release.*Run the newer release, or restore the backup/);
     await withRaw(file, async (query) => {
       expect(await query("PRAGMA user_version")).toEqual([{ user_version: SCHEMA_VERSION + 1 }]);
+    });
+  });
+});
+
+describe("a database written by the previous release (schema 1, queue items without heads)", () => {
+  const body = (id: string, extra: object) => ({
+    id,
+    channel: "hr",
+    kind: "alert",
+    message: { text: `about ${id}` },
+    alertKeys: [`chg:${id}`],
+    ...extra,
+  });
+
+  async function writeSchema1(file: string): Promise<void> {
+    await withRaw(file, async (query) => {
+      await query(`CREATE TABLE queue_items (seq INTEGER PRIMARY KEY, queue TEXT NOT NULL, id TEXT NOT NULL,
+        value TEXT, expires INTEGER, UNIQUE (queue, id))`);
+      await query("CREATE INDEX queue_waiting ON queue_items(queue, seq) WHERE value IS NOT NULL");
+      await query("CREATE INDEX queue_expiry ON queue_items(expires) WHERE value IS NULL");
+      await query(`CREATE TABLE key_sets (name TEXT NOT NULL, key TEXT NOT NULL, expires INTEGER NOT NULL,
+        PRIMARY KEY (name, key)) WITHOUT ROWID`);
+      const insert = "INSERT INTO queue_items(queue, id, value) VALUES ('alerts.outbox', ?, ?)";
+      await query(insert, "m1", JSON.stringify(body("m1", { enqueuedAt: 100, attempts: 1, postingSince: 150 })));
+      await query(insert, "m2", JSON.stringify(body("m2", { enqueuedAt: 200, attempts: 0, lastError: "ratelimited" })));
+      // An item acked by an early version-1 release: kept in the table with its expiry.
+      await query(
+        "INSERT INTO queue_items(queue, id, value, expires) VALUES ('alerts.outbox', 'm0', NULL, ?)",
+        Date.now() + 86_400_000,
+      );
+      await query("PRAGMA user_version = 1");
+    });
+  }
+
+  it("is migrated on first start: waiting messages keep their order and bookkeeping, and post as before", async () => {
+    const file = tempFile();
+    await writeSchema1(file);
+    const store = await openStateStore(file);
+    const outbox = new Outbox(store);
+    const waiting = await outbox.waiting();
+    expect(waiting).toEqual([
+      { id: "m1", seq: 1, channel: "hr", kind: "alert", enqueuedAt: 100, attempts: 1, postingSince: 150 },
+      { id: "m2", seq: 2, channel: "hr", kind: "alert", enqueuedAt: 200, attempts: 0, lastError: "ratelimited" },
+    ]);
+    const [first] = await outbox.load(waiting);
+    expect(first).toMatchObject({ id: "m1", message: { text: "about m1" }, attempts: 1, postingSince: 150 });
+    if (!first) throw new Error("no body");
+    // Bookkeeping written after the migration goes to the head and wins over the old fields of the body.
+    await outbox.markFailed(first, "slack down");
+    expect((await outbox.waiting())[0]).toEqual({
+      id: "m1",
+      seq: 1,
+      channel: "hr",
+      kind: "alert",
+      enqueuedAt: 100,
+      attempts: 1,
+      lastError: "slack down",
+    });
+    // m0 was acked: its id stays known (a tombstone), so it is not queued again.
+    await outbox.enqueue([body("m0", {}), body("m3", {})] as unknown as OutboxDraft[], 300);
+    expect((await outbox.pending()).map((e) => [e.id, e.attempts])).toEqual([
+      ["m1", 1],
+      ["m2", 0],
+      ["m3", 0],
+    ]);
+    await store.close();
+    await withRaw(file, async (query) => {
+      expect(await query("PRAGMA user_version")).toEqual([{ user_version: SCHEMA_VERSION }]);
+      expect(await query("SELECT name FROM sqlite_master WHERE name LIKE 'queue_%' ORDER BY name")).toEqual([
+        { name: "queue_bodies" },
+        { name: "queue_items" },
+        { name: "queue_order" },
+      ]);
     });
   });
 });

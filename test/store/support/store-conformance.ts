@@ -81,26 +81,50 @@ export function describeStoreConformance(engine: StoreEngine): void {
     describe("durable queues", () => {
       it("keeps enqueue order, ignores ids waiting or acked, and forgets acked ids only when they expire", async () => {
         const store = await engine.open();
-        const queue = store.queue<{ n: number }>("q");
-        expect(await queue.enqueue([1, 2, 3].map((n) => ({ id: `m${n}`, value: { n } })))).toBe(3);
-        expect(await queue.enqueue([{ id: "m2", value: { n: 99 } }])).toBe(0);
+        const queue = store.queue<{ n: number }, { h: number }>("q");
+        expect(await queue.enqueue([1, 2, 3].map((n) => ({ id: `m${n}`, value: { n }, head: { h: n } })))).toBe(3);
+        expect(await queue.enqueue([{ id: "m2", value: { n: 99 }, head: { h: 99 } }])).toBe(0);
         expect((await queue.pending()).map((i) => [i.id, i.value.n])).toEqual([
           ["m1", 1],
           ["m2", 2],
           ["m3", 3],
         ]);
-        expect(await queue.update("m2", { n: 22 })).toBe(true);
+        expect(await queue.setHead("m2", { h: 22 })).toBe(true);
         await queue.ack(["m1"], 5_000);
-        expect(await queue.update("m1", { n: 11 })).toBe(false);
+        expect(await queue.setHead("m1", { h: 11 })).toBe(false);
         expect(await queue.countPending()).toBe(2);
         expect(await queue.enqueue([{ id: "m1", value: { n: 1 } }])).toBe(0);
         expect((await store.sweep(5_000)).expired).toBe(1);
         expect(await queue.enqueue([{ id: "m1", value: { n: 1 } }])).toBe(1);
         expect((await queue.pending(2)).map((i) => [i.id, i.value.n])).toEqual([
-          ["m2", 22],
+          ["m2", 2],
           ["m3", 3],
         ]);
         expect(await store.queue("other").countPending()).toBe(0);
+        await store.close();
+      });
+
+      it("scans heads without bodies, reads bodies by id, and keeps a head apart from its body", async () => {
+        const store = await engine.open();
+        const queue = store.queue<{ body: string }, { h: number }>("q");
+        await queue.enqueue([
+          { id: "a", value: { body: "x".repeat(5_000) }, head: { h: 1 } },
+          { id: "b", value: { body: "headless" } },
+          { id: "c", value: { body: "c" }, head: { h: 3 } },
+        ]);
+        expect(await queue.setHead("c", { h: 33 })).toBe(true);
+        expect(await queue.heads()).toEqual([
+          { id: "a", seq: expect.any(Number), head: { h: 1 } },
+          { id: "b", seq: expect.any(Number), head: undefined },
+          { id: "c", seq: expect.any(Number), head: { h: 33 } },
+        ]);
+        expect((await queue.heads(1)).map((i) => i.id)).toEqual(["a"]);
+        await queue.ack(["a"], 5_000);
+        const bodies = await queue.values(["c", "a", "b", "unknown"]);
+        expect([...bodies.keys()].sort()).toEqual(["b", "c"]);
+        expect(bodies.get("c")).toEqual({ body: "c" });
+        expect(await queue.values([])).toEqual(new Map());
+        expect(await store.queue("other").heads()).toEqual([]);
         await store.close();
       });
 
