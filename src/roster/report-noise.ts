@@ -14,7 +14,7 @@ interface LastReport {
 
 /**
  * What a report says, for telling a repeat from news: the export, the outcome, what needs
- * attention and what was planned. Two runs of one export that change nothing and find nothing new
+ * attention, what was planned and how many are kept untracked. Two runs of one export that change nothing and find nothing new
  * have the same gist (a stale export's age in days is part of it: a daily reminder).
  */
 export function reportGist(report: ReconcileReport): string {
@@ -24,6 +24,7 @@ export function reportGist(report: ReconcileReport): string {
     report.attention,
     report.planned,
     report.deferred.byReason,
+    report.keptUntracked.length,
   ]);
 }
 
@@ -38,7 +39,12 @@ export async function quietRepeat(store: StateStore, report: ReconcileReport): P
   const ns = store.namespace(REPORTS_NAMESPACE);
   const gist = reportGist(report);
   const exported = report.export?.fingerprint ?? report.file;
-  const acted = report.writeRequests > 0 || report.refusals.length > 0 || report.failures.length > 0;
+  // A hold that ended (stopped in Slack, then the row changed or someone tracked them) is news too.
+  const acted =
+    report.writeRequests > 0 ||
+    report.refusals.length > 0 ||
+    report.failures.length > 0 ||
+    report.holdsEnded.length > 0;
   const last = await ns.get<LastReport>(LAST_REPORT_KEY);
   const sameExport = last?.export === exported;
   if (!acted && (last?.gist === gist || (sameExport && report.outcome === "routine"))) {
