@@ -36,6 +36,14 @@ export async function loadKeptUntracked(store: StateStore): Promise<Map<string, 
   return held;
 }
 
+/** One hold, read now (a stop recorded while a run is applying); undefined when there is none. */
+export async function keptUntrackedNow(scope: StoreScope, profileUrl: string): Promise<KeptUntracked | undefined> {
+  const parsed = keptUntrackedSchema.safeParse(
+    await scope.namespace(KEPT_UNTRACKED_NAMESPACE).get<unknown>(profileUrl),
+  );
+  return parsed.success ? parsed.data : undefined;
+}
+
 /**
  * The fields of an HRIS row whose change ends a hold: name, work email (lower-cased: exports change
  * its case between runs), employee id, department, HR title, status, termination date, and whether

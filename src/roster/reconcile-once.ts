@@ -9,7 +9,7 @@ import type { StateStore } from "../store/state-store.js";
 import { type ApplyResult, applyPlan } from "./apply-plan.js";
 import { canonicalProfileUrl } from "./canonical-profile-url.js";
 import { advanceMemory, diffRoster, type ServicePerson, withPlannedArchiveTimes } from "./diff-roster.js";
-import { loadKeptUntracked, settleKeptUntracked } from "./kept-untracked.js";
+import { keptUntrackedNow, loadKeptUntracked, settleKeptUntracked } from "./kept-untracked.js";
 import { canWrite, READ_ONLY_FIX, ReadOnlyKeyError } from "./key-scopes.js";
 import { planReconcile, refusedPlan } from "./plan-reconcile.js";
 import type { Finding, PlanStep } from "./plan-types.js";
@@ -277,6 +277,7 @@ export async function reconcileOnce(deps: ReconcileDeps, options: ReconcileOptio
       now,
       ...(options.signal ? { signal: options.signal } : {}),
       ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+      heldNow: (url) => keptUntrackedNow(store, url),
     });
   }
 

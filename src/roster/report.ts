@@ -230,7 +230,7 @@ export function buildReport(outcome: ReconcileOutcome): ReconcileReport {
     heldForBrokenRows: plan.heldForBrokenRows,
     waitingToArchive: plan.waitingToArchive,
     unknownLeftAlone: plan.unknownLeftAlone,
-    keptUntracked: plan.keptUntracked ?? [],
+    keptUntracked: [...(plan.keptUntracked ?? []), ...(applied?.keptUntracked ?? [])],
     holdsEnded: outcome.holdsEnded ?? [],
     ...(applied ? { applied: { ...applied.counts, unconfirmed: failures.filter((f) => f.unconfirmed).length } } : {}),
     deferred: { total: deferred.length, byReason: countBy(deferred, (d) => d.reason), items: deferred },
