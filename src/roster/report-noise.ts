@@ -14,8 +14,9 @@ interface LastReport {
 
 /**
  * What a report says, for telling a repeat from news: the export, the outcome, what needs
- * attention, what was planned and how many are kept untracked. Two runs of one export that change nothing and find nothing new
- * have the same gist (a stale export's age in days is part of it: a daily reminder).
+ * attention, what was planned and how many people stopped in Slack are kept untracked. Two runs
+ * of one export that change nothing and find nothing new have the same gist (a stale export's age
+ * in days is part of it: a daily reminder).
  */
 export function reportGist(report: ReconcileReport): string {
   return JSON.stringify([
@@ -30,7 +31,7 @@ export function reportGist(report: ReconcileReport): string {
 
 /**
  * Marks a report `quiet` when it tells nothing new since the last one posted: no write, no refusal
- * or failure, and either the same gist, or a routine run of the export the last post was about
+ * or failure, no hold ended, and either the same gist, or a routine run of the export the last post was about
  * (what needed attention in it was said then). The daemon and the command skip the ops post of a
  * quiet report, so one export read every minute posts once, not every minute; each new export
  * posts (a daily routine report), and a run that writes always posts. Dry runs never get here.
@@ -39,7 +40,6 @@ export async function quietRepeat(store: StateStore, report: ReconcileReport): P
   const ns = store.namespace(REPORTS_NAMESPACE);
   const gist = reportGist(report);
   const exported = report.export?.fingerprint ?? report.file;
-  // A hold that ended (stopped in Slack, then the row changed or someone tracked them) is news too.
   const acted =
     report.writeRequests > 0 ||
     report.refusals.length > 0 ||

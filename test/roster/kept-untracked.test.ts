@@ -12,6 +12,7 @@ import {
 import { type ReconcileDeps, reconcileOnce } from "../../src/roster/reconcile-once.js";
 import { renderReportSlack } from "../../src/roster/report-slack.js";
 import { renderReportText } from "../../src/roster/report-text.js";
+import { parseSavedPlan, planDifferences, type SavedPlan } from "../../src/roster/saved-plan.js";
 import { openStateStore, type StateStore } from "../../src/store/state-store.js";
 import { canonicalUrl, makePeople, rosterDir, toCsv } from "../helpers/roster-files.js";
 
@@ -141,19 +142,67 @@ describe("reconcileOnce with a hold", () => {
     }
   });
 
-  it("a dry run does not end the hold of someone tracked again", async () => {
+  it("ends the hold of someone tracked again in a real run only, and posts that run", async () => {
     const files = await rosterDir();
     try {
       const file = await files.write("hris.csv", toCsv(makePeople(1)));
       const { client } = fakeService(true);
       const config = configSchema.parse({ api: { url: "http://127.0.0.1:9/api/v1", key: "k" }, roster: { file } });
+      // A run of this export posted already: the next one with nothing new would be quiet.
+      expect((await reconcileOnce({ config, client, store, logger: silentLogger() })).quiet).toBe(false);
       await keepUntracked(store, URL_A, stop);
       const dry = await reconcileOnce({ config, client, store, logger: silentLogger() }, { dryRun: true });
       expect(dry.holdsEnded.map((e) => e.cause)).toEqual(["tracked-again"]);
       expect(await loadKeptUntracked(store)).toEqual(new Map([[URL_A, stop]]));
       const real = await reconcileOnce({ config, client, store, logger: silentLogger() });
       expect(real.holdsEnded.map((e) => e.cause)).toEqual(["tracked-again"]);
+      // A hold that ended is news: posted, although the export and the plan are the same.
+      expect(real.quiet).toBe(false);
       expect(await loadKeptUntracked(store)).toEqual(new Map());
+    } finally {
+      await files.cleanup();
+    }
+  });
+
+  it("lists who is kept in a saved plan, and a saved track of someone stopped since is stale for that reason", async () => {
+    const files = await rosterDir();
+    try {
+      const file = await files.write("hris.csv", toCsv(makePeople(1)));
+      const { client } = fakeService(false);
+      const config = configSchema.parse({ api: { url: "http://127.0.0.1:9/api/v1", key: "k" }, roster: { file } });
+      const deps = { config, client, store, logger: silentLogger() };
+      const plans: SavedPlan[] = [];
+      const onPlan = (plan: SavedPlan) => {
+        plans.push(parseSavedPlan(JSON.stringify(plan), "plan.json"));
+      };
+      // Before the stop: the plan tracks person 0 (untracked on the service, in a tracked department).
+      await reconcileOnce(deps, { dryRun: true, onPlan });
+      await keepUntracked(store, URL_A, stop);
+      await reconcileOnce(deps, { dryRun: true, onPlan });
+      const [before, after] = plans;
+      expect(before?.steps.map((s) => s.kind)).toEqual(["track"]);
+      expect(before?.keptUntracked).toEqual([]);
+      expect(after?.steps).toEqual([]);
+      expect(after?.keptUntracked?.map((k) => [k.url, k.id, k.stoppedBy])).toEqual([[URL_A, 7, "U0ABC"]]);
+
+      const stale = planDifferences(before as SavedPlan, {
+        inputs: after as SavedPlan,
+        plan: {
+          steps: [],
+          seatDelta: 0,
+          monthlyCostDeltaUsd: 0,
+          deferred: [],
+          findings: [],
+          guardedArchives: 0,
+          heldForBrokenRows: 0,
+          waitingToArchive: 0,
+          unknownLeftAlone: 0,
+          keptUntracked: after?.keptUntracked ?? [],
+        },
+      });
+      expect(stale.steps).toEqual([
+        `- track person 0 (E000000, Engineering) ${URL_A}: in the saved plan, now kept untracked (stopped in Slack)`,
+      ]);
     } finally {
       await files.cleanup();
     }
