@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { Outbox, THREADS_NAMESPACE, ThreadIndex } from "../src/delivery/outbox.js";
+import { Outbox, ThreadIndex } from "../src/delivery/outbox.js";
 import { openStateStore } from "../src/store/state-store.js";
 import { childMain, progress } from "./child-process.js";
 import { endSpan, type SpanCost, startSpan, stateFileBytes } from "./proc-stats.js";
@@ -30,7 +30,7 @@ childMain(async (input: StoreOpsInput): Promise<StoreOpsRun> => {
   const store = await openStateStore(file);
   try {
     const outbox = new Outbox(store, RETENTION_MS);
-    const threads = new ThreadIndex(store.namespace(THREADS_NAMESPACE), RETENTION_MS);
+    const threads = new ThreadIndex(store, RETENTION_MS);
     const drafts = await singleDrafts(input.size, 1);
     const draftBytes = drafts.reduce((sum, d) => sum + JSON.stringify(d).length, 0) / drafts.length;
     // Warm-up on other ids: compiles the code paths, then acked so they do not count as waiting.
@@ -68,7 +68,7 @@ childMain(async (input: StoreOpsInput): Promise<StoreOpsRun> => {
     progress(`store ops: scan of ${waiting} waiting heads: median ${median(scans.map((s) => s.wallMs)).toFixed(1)} ms`);
 
     // One posted message's bookkeeping, as the sender does it around a post: mark posting, thread
-    // root look-up, mark sent, thread root stored.
+    // root look-up (a new person: not in memory), mark sent with the new thread root.
     const entries = await outbox.pending();
     const half = Math.floor(entries.length / 2);
     globalThis.gc?.();
@@ -76,8 +76,15 @@ childMain(async (input: StoreOpsInput): Promise<StoreOpsRun> => {
     for (const entry of entries.slice(0, half)) {
       const posting = await outbox.markPosting(entry, Date.now());
       await threads.get(posting.channel, posting.threadKey ?? "");
-      await outbox.markSent(posting);
-      await threads.set(posting.channel, posting.threadKey ?? "", { channel: "C0HRALERTS", ts: "1700000000.000100" });
+      // As the sender settles a post that starts a thread: mark-sent and the root in one commit.
+      await outbox.markSent(posting, (scope) =>
+        threads.set(
+          posting.channel,
+          posting.threadKey ?? "",
+          { channel: "C0HRALERTS", ts: "1700000000.000100" },
+          scope,
+        ),
+      );
     }
     const postedBookkeeping = per(endSpan(span, undefined, file), half);
     globalThis.gc?.();

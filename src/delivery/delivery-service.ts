@@ -2,7 +2,7 @@ import type { Logger } from "../logger.js";
 import type { SlackPoster } from "../slack/slack-poster.js";
 import type { StateStore } from "../store/state-store.js";
 import { ChannelPacer } from "./channel-pacer.js";
-import { Outbox, type OutboxDraft, THREADS_NAMESPACE, ThreadIndex } from "./outbox.js";
+import { Outbox, type OutboxDraft, ThreadIndex } from "./outbox.js";
 import { type Coalesce, type FlushReport, OutboxSender, type OutboxSenderOptions } from "./outbox-sender.js";
 
 export interface DeliverySettings<P> {
@@ -22,7 +22,9 @@ export interface DeliveryOptions<P> {
   readonly logger: Logger;
   /** Shutdown: flushes stop at the next safe point. */
   readonly signal?: AbortSignal | undefined;
-  /** Test overrides (retry delays, crash seam, clock). */
+  /** The clock of sent marks, thread roots and the sender (default Date.now). */
+  readonly now?: (() => number) | undefined;
+  /** Test overrides (retry delays, crash seam). */
   readonly sender?: Partial<Pick<OutboxSenderOptions<P>, "retry" | "maxRateLimitWaitMs" | "afterPost" | "sleep">>;
 }
 
@@ -37,16 +39,18 @@ export class DeliveryService<P = unknown> {
 
   constructor(options: DeliveryOptions<P>) {
     const { store, settings, logger } = options;
-    this.outbox = new Outbox<P>(store, settings.retentionMs);
+    const now = options.now ?? Date.now;
+    this.outbox = new Outbox<P>(store, settings.retentionMs, now);
     this.sender = options.poster
       ? new OutboxSender<P>({
           outbox: this.outbox,
-          threads: new ThreadIndex(store.namespace(THREADS_NAMESPACE), settings.retentionMs),
+          threads: new ThreadIndex(store, settings.retentionMs, now),
           poster: options.poster,
           pacer: new ChannelPacer(settings.messagesPerSecondPerChannel),
           logger: logger.child({ component: "slack-outbox" }),
           coalesce: settings.coalesce,
           signal: options.signal,
+          now,
           ...options.sender,
         })
       : undefined;

@@ -305,15 +305,19 @@ export class OutboxSender<P = unknown> {
     const { threads, outbox } = this.options;
     const { posted, confirmedAt } = confirmed;
     await this.options.afterPost?.(entry);
-    await outbox.markSent(entry);
+    const newRoot = entry.kind === "alert" && entry.threadKey !== undefined && !confirmed.threaded;
+    const threadKey = entry.threadKey ?? "";
+    await outbox.markSent(
+      entry,
+      newRoot
+        ? (scope) => threads.set(entry.channel, threadKey, { channel: posted.channel, ts: posted.ts }, scope)
+        : undefined,
+    );
     report.maxMarkSentMs = Math.max(report.maxMarkSentMs, performance.now() - confirmedAt);
     report.sent += 1;
     this.totals.sent += 1;
     for (const key of [...this.loggedProblems])
       if (key.startsWith(`${entry.channel}|`)) this.loggedProblems.delete(key);
-    if (entry.kind === "alert" && entry.threadKey && !confirmed.threaded) {
-      await threads.set(entry.channel, entry.threadKey, { channel: posted.channel, ts: posted.ts });
-    }
   }
 
   private async dmChannel(entry: OutboxEntry<P>): Promise<string> {

@@ -1,5 +1,5 @@
 import type { SlackMessage } from "../slack/slack-message.js";
-import type { DurableQueue, KeyValueNamespace, StateStore, StoreScope } from "../store/state-store.js";
+import type { DurableQueue, StateStore, StoreScope } from "../store/state-store.js";
 
 /** The outbox's queue (the name of the namespace it had before it was a queue). */
 export const OUTBOX_QUEUE = "alerts.outbox";
@@ -112,7 +112,9 @@ export class Outbox<P = unknown> {
    * inside the caller's transaction (a hand-over commits its messages with its handled changes).
    */
   enqueue(drafts: readonly OutboxDraft<P>[], nowMs: number, scope?: StoreScope): Promise<number> {
-    return this.queue(scope).enqueue(drafts.map((draft) => ({ id: draft.id, value: draft, head: headOf(draft, nowMs) })));
+    return this.queue(scope).enqueue(
+      drafts.map((draft) => ({ id: draft.id, value: draft, head: headOf(draft, nowMs) })),
+    );
   }
 
   /** Every waiting message by its head, in enqueue order: no body is read (but those of pre-head items). */
@@ -149,7 +151,11 @@ export class Outbox<P = unknown> {
    * Replaces waiting entries by drafts that say so in `replaces` (a backlog of single alerts by its
    * digest), in one transaction: neither is lost nor posted twice.
    */
-  replace(entries: readonly { readonly id: string }[], drafts: readonly OutboxDraft<P>[], nowMs: number): Promise<void> {
+  replace(
+    entries: readonly { readonly id: string }[],
+    drafts: readonly OutboxDraft<P>[],
+    nowMs: number,
+  ): Promise<void> {
     return this.store.transaction(async (scope) => {
       await this.enqueue(drafts, nowMs, scope);
       await this.queue(scope).ack(
@@ -183,9 +189,17 @@ export class Outbox<P = unknown> {
     return next;
   }
 
-  /** The one write between Slack's answer and safety: it must stay a single small write. */
-  markSent(entry: WaitingMessage): Promise<void> {
-    return this.queue().ack([entry.id], this.now() + this.sentRetentionMs);
+  /**
+   * The one write between Slack's answer and safety: it must stay a single small commit. `also`
+   * adds writes that belong to the same post (a new thread root) to that commit.
+   */
+  markSent(entry: WaitingMessage, also?: (scope: StoreScope) => Promise<void>): Promise<void> {
+    const expiresAtMs = this.now() + this.sentRetentionMs;
+    if (!also) return this.queue().ack([entry.id], expiresAtMs);
+    return this.store.transaction(async (scope) => {
+      await this.queue(scope).ack([entry.id], expiresAtMs);
+      await also(scope);
+    });
   }
 
   async markFailed(entry: OutboxEntry<P>, error: string): Promise<OutboxEntry<P>> {
@@ -206,22 +220,51 @@ export interface ThreadRef {
   readonly ts: string;
 }
 
-/** Thread roots per (channel, person) in namespace `alerts.threads`. */
+/** How many thread roots a ThreadIndex keeps in memory (the people alerted most recently). */
+const REMEMBERED_ROOTS = 10_000;
+/** A root read from the store is trusted from memory this long (its own expiry is not known). */
+const READ_ROOT_TRUST_MS = 60 * 60_000;
+
+/**
+ * Thread roots per (channel, person) in namespace `alerts.threads`, with the recent ones in
+ * memory: only the process that leads posts, so what it wrote itself is what the store holds.
+ */
 export class ThreadIndex {
+  private readonly recent = new Map<string, { readonly ref: ThreadRef; readonly until: number }>();
+
   constructor(
-    private readonly namespace: KeyValueNamespace,
+    private readonly store: StoreScope,
     private readonly retentionMs: number,
+    private readonly now: () => number = Date.now,
   ) {}
 
   private key(channel: string, threadKey: string): string {
     return `${channel}|${threadKey}`;
   }
 
-  get(channel: string, threadKey: string): Promise<ThreadRef | undefined> {
-    return this.namespace.get<ThreadRef>(this.key(channel, threadKey));
+  async get(channel: string, threadKey: string): Promise<ThreadRef | undefined> {
+    const key = this.key(channel, threadKey);
+    const known = this.recent.get(key);
+    if (known && known.until > this.now()) return known.ref;
+    const ref = await this.store.namespace(THREADS_NAMESPACE).get<ThreadRef>(key);
+    if (ref) this.remember(key, ref, this.now() + Math.min(READ_ROOT_TRUST_MS, this.retentionMs));
+    else this.recent.delete(key);
+    return ref;
   }
 
-  set(channel: string, threadKey: string, ref: ThreadRef): Promise<void> {
-    return this.namespace.set(this.key(channel, threadKey), ref, this.retentionMs);
+  /** Stores a root; with `scope`, inside the caller's transaction (the post's mark-sent). */
+  async set(channel: string, threadKey: string, ref: ThreadRef, scope: StoreScope = this.store): Promise<void> {
+    const key = this.key(channel, threadKey);
+    await scope.namespace(THREADS_NAMESPACE).set(key, ref, this.retentionMs);
+    this.remember(key, ref, this.now() + this.retentionMs);
+  }
+
+  private remember(key: string, ref: ThreadRef, until: number): void {
+    this.recent.delete(key);
+    this.recent.set(key, { ref, until });
+    if (this.recent.size > REMEMBERED_ROOTS) {
+      const oldest = this.recent.keys().next().value;
+      if (oldest !== undefined) this.recent.delete(oldest);
+    }
   }
 }

@@ -1,6 +1,6 @@
 import type { Alert } from "../../../src/alerts/alert.js";
 import { ChannelPacer } from "../../../src/delivery/channel-pacer.js";
-import { Outbox, THREADS_NAMESPACE, ThreadIndex } from "../../../src/delivery/outbox.js";
+import { Outbox, ThreadIndex } from "../../../src/delivery/outbox.js";
 import { OutboxSender, type OutboxSenderOptions } from "../../../src/delivery/outbox-sender.js";
 import type { Logger } from "../../../src/logger.js";
 import { silentLogger } from "../../../src/logger.js";
@@ -22,7 +22,7 @@ export function buildSender(
 ): SenderParts {
   const logger = overrides.logger ?? silentLogger();
   const outbox = new Outbox<Alert>(store);
-  const threads = new ThreadIndex(store.namespace(THREADS_NAMESPACE), 86_400_000);
+  const threads = new ThreadIndex(store, 86_400_000);
   const poster = webClientPoster(
     createSlackWebClient({ token: slack.token, apiUrl: slack.url, logger, timeoutMs: 2000 }),
   );

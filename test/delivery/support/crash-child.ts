@@ -5,7 +5,7 @@
  */
 
 import { ChannelPacer } from "../../../src/delivery/channel-pacer.js";
-import { Outbox, THREADS_NAMESPACE, ThreadIndex } from "../../../src/delivery/outbox.js";
+import { Outbox, ThreadIndex } from "../../../src/delivery/outbox.js";
 import { OutboxSender } from "../../../src/delivery/outbox-sender.js";
 import { silentLogger } from "../../../src/logger.js";
 import { createSlackWebClient, webClientPoster } from "../../../src/slack/slack-poster.js";
@@ -17,7 +17,7 @@ const store = await openStateStore(file);
 const logger = silentLogger();
 const sender = new OutboxSender({
   outbox: new Outbox(store),
-  threads: new ThreadIndex(store.namespace(THREADS_NAMESPACE), 86_400_000),
+  threads: new ThreadIndex(store, 86_400_000),
   poster: webClientPoster(createSlackWebClient({ token, apiUrl, logger })),
   pacer: new ChannelPacer(10),
   logger,
