@@ -12,6 +12,9 @@ import type { PollPathChildInput, PollPathPass } from "./poll-path.js";
 import { addCosts, ClientSocketBytes, cpuMsSince, endSpan, startSpan, stateFileBytes } from "./proc-stats.js";
 import { singleDrafts } from "./synthetic-changes.js";
 
+/** Emulator seconds between two passes: 2,000 alerts a day in passes of 10 is one pass per 432 s. */
+const PASS_SPACING_S = 432;
+
 /** Slack posts measured on their own after the passes (after 20 more to warm up). */
 const SLACK_POSTS = 100;
 
@@ -57,11 +60,25 @@ childMain(async (input: PollPathChildInput) => {
     }
   };
 
+  // The emulator's clock moves PASS_SPACING_S between passes, as a day of 2,000 alerts in passes of
+  // 10 would: each pass reads again the changes of the last alerts.cursorOverlap (10 minutes), and
+  // back-to-back passes would each read the last 10 minutes of the bench's whole run.
+  const advanceClock = async (): Promise<Date> => {
+    const response = await fetch(`${input.controlUrl}/_emulator/clock`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ advanceSeconds: PASS_SPACING_S }),
+    });
+    if (!response.ok) throw new Error(`clock: HTTP ${response.status} ${await response.text()}`);
+    return new Date(((await response.json()) as { now: string }).now);
+  };
+
   const pass = async (kind: PollPathPass["kind"], perLens: number, measured: boolean): Promise<PollPathPass> => {
+    const now = await advanceClock();
     await raise(perLens);
     globalThis.gc?.();
     const span = startSpan(sockets, input.stateFile);
-    const report = await pipeline.poll({ now: new Date(), dryRun: false });
+    const report = await pipeline.poll({ now, dryRun: false });
     const handOver = endSpan(span, sockets, input.stateFile);
     const second = startSpan(sockets, input.stateFile);
     let sent = 0;
@@ -92,10 +109,9 @@ childMain(async (input: PollPathChildInput) => {
   const passes: PollPathPass[] = [];
   try {
     // The first pass of a kind pays for compiling the code it runs: measured separately, not counted.
-    // Single-message passes first: every pass reads again the changes of the last
-    // alerts.cursorOverlap (10 minutes), so after a burst the next passes would each read the
-    // burst again; that cost belongs to the burst, not to the single messages.
-    await pipeline.poll({ now: new Date(), dryRun: false });
+    // Single-message passes first: a pass reads again the changes of the last 10 minutes, which
+    // after a burst would be the burst: that cost belongs to the burst, not to single messages.
+    await pipeline.poll({ now: await advanceClock(), dryRun: false });
     passes.push(await pass("single", input.single / 2, false));
     for (let i = 0; i < input.singlePasses; i += 1) passes.push(await pass("single", input.single / 2, true));
     passes.push(await pass("digest", Math.min(200, input.burst / 2), false));

@@ -37,6 +37,8 @@ export interface AlertCommitDeps {
 export class AlertCommitLog {
   constructor(private readonly deps: AlertCommitDeps) {}
 
+  private journalChecked = false;
+
   /** Commits a batch; returns how many drafts were new to the outbox. */
   commit(batch: AlertBatch): Promise<number> {
     const empty =
@@ -53,9 +55,14 @@ export class AlertCommitLog {
    * complete before it stopped; returns how many of its drafts were still missing.
    */
   async recover(): Promise<{ recovered: boolean; enqueued: number }> {
+    // This release never writes the journal: once found absent, it cannot appear again.
+    if (this.journalChecked) return { recovered: false, enqueued: 0 };
     const journal = this.deps.store.namespace(COMMIT_NAMESPACE);
     const pending = await journal.get<AlertBatch>(PENDING_KEY);
-    if (!pending) return { recovered: false, enqueued: 0 };
+    if (!pending) {
+      this.journalChecked = true;
+      return { recovered: false, enqueued: 0 };
+    }
     const enqueued = await this.deps.store.transaction(async (scope) => {
       const added = await this.apply(pending, scope);
       await scope.namespace(COMMIT_NAMESPACE).delete(PENDING_KEY);
@@ -72,8 +79,7 @@ export class AlertCommitLog {
   private async apply(batch: AlertBatch, scope: StoreScope): Promise<number> {
     const enqueued = await this.deps.outbox.enqueue(batch.drafts, batch.nowMs, scope);
     await this.deps.ledger.record(batch.keys, batch.nowMs, scope);
-    const cursors = scope.namespace(this.deps.cursorNamespace);
-    for (const [lens, cursor] of Object.entries(batch.cursors)) await cursors.set(lens, cursor);
+    await scope.namespace(this.deps.cursorNamespace).setMany(Object.entries(batch.cursors));
     if (batch.consumed) await scope.queue(batch.consumed.queue).ack(batch.consumed.ids, batch.nowMs);
     return enqueued;
   }

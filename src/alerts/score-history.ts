@@ -38,11 +38,11 @@ export class ScoreHistory {
    * alert is the previous of the later one. Reads only.
    */
   async withPrevious(alerts: readonly Alert[]): Promise<Alert[]> {
-    const latest = new Map<string, StoredScore | undefined>();
+    const stored = await this.namespace.getMany<StoredScore>([...new Set(alerts.map(historyKey))]);
+    const latest = new Map<string, StoredScore | undefined>(stored);
     const out: Alert[] = [];
     for (const alert of alerts) {
       const key = historyKey(alert);
-      if (!latest.has(key)) latest.set(key, await this.namespace.get<StoredScore>(key));
       const previous = latest.get(key);
       const usable = previous !== undefined && previous.key !== alert.key && older(previous.at, alert.detectedAt);
       out.push(usable ? { ...alert, previousScore: previous.score } : alert);
@@ -53,7 +53,7 @@ export class ScoreHistory {
     return out;
   }
 
-  /** Remembers the scores of delivered alerts (the newest per person wins; departures carry none). */
+  /** Remembers the scores of delivered alerts (the newest per person wins; departures carry none). One read, one write. */
   async record(alerts: readonly Alert[]): Promise<void> {
     const newest = new Map<string, StoredScore>();
     for (const alert of alerts) {
@@ -64,10 +64,12 @@ export class ScoreHistory {
         newest.set(key, { score: alert.riskScore, key: alert.key, at: alert.detectedAt });
       }
     }
-    for (const [key, value] of newest) {
-      const stored = await this.namespace.get<StoredScore>(key);
-      if (stored !== undefined && !older(stored.at, value.at)) continue;
-      await this.namespace.set(key, value, this.retentionMs);
-    }
+    if (newest.size === 0) return;
+    const stored = await this.namespace.getMany<StoredScore>([...newest.keys()]);
+    const changed = [...newest].filter(([key, value]) => {
+      const before = stored.get(key);
+      return before === undefined || older(before.at, value.at);
+    });
+    await this.namespace.setMany(changed, this.retentionMs);
   }
 }

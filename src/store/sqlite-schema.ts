@@ -27,6 +27,9 @@ const QUEUE_BODIES = `CREATE TABLE IF NOT EXISTS queue_bodies (
    )`;
 // An index entry ends with the rowid (seq): (queue) alone keeps each queue in enqueue order.
 const QUEUE_ORDER = "CREATE INDEX IF NOT EXISTS queue_order ON queue_items(queue)";
+// A body goes with its item (an ack is then one DELETE).
+const QUEUE_BODY_CLEANUP = `CREATE TRIGGER IF NOT EXISTS queue_items_gone AFTER DELETE ON queue_items
+  BEGIN DELETE FROM queue_bodies WHERE seq = old.seq; END`;
 
 const TABLES = [
   `CREATE TABLE IF NOT EXISTS queue_items (
@@ -38,6 +41,7 @@ const TABLES = [
    )`,
   QUEUE_ORDER,
   QUEUE_BODIES,
+  QUEUE_BODY_CLEANUP,
   `CREATE TABLE IF NOT EXISTS key_sets (
      name TEXT NOT NULL,
      key TEXT NOT NULL,
@@ -73,6 +77,7 @@ async function splitQueueBodies(query: Query, nowMs: number): Promise<number> {
   await query("ALTER TABLE queue_items DROP COLUMN expires");
   await query("ALTER TABLE queue_items ADD COLUMN head TEXT");
   await query(QUEUE_ORDER);
+  await query(QUEUE_BODY_CLEANUP);
   return moved;
 }
 

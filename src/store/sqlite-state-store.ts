@@ -75,6 +75,45 @@ class SqliteNamespace implements KeyValueNamespace {
     });
   }
 
+  getMany<T>(keys: readonly string[]): Promise<Map<string, T>> {
+    if (keys.length === 0) return Promise.resolve(new Map());
+    return this.run(`read of ${this.prefix}`, async () => {
+      const low = KEYV_PREFIX + this.prefix;
+      const rows = (await this.query(
+        `SELECT key, value FROM ${KV_TABLE} WHERE key IN (SELECT value FROM json_each(?))`,
+        JSON.stringify(keys.map((key) => low + key)),
+      )) as Array<{ key: string; value: string }>;
+      const now = Date.now();
+      const out = new Map<string, T>();
+      for (const row of rows) {
+        const stored = (await this.keyv.deserializeData(row.value)) as { value?: T; expires?: number } | undefined;
+        if (!stored || (typeof stored.expires === "number" && stored.expires <= now)) continue;
+        if (stored.value !== undefined && stored.value !== null) out.set(row.key.slice(low.length), stored.value);
+      }
+      return out;
+    });
+  }
+
+  setMany<T>(entries: ReadonlyArray<readonly [string, T]>, ttlMs?: number): Promise<void> {
+    if (entries.length === 0) return Promise.resolve();
+    return this.run(`write of ${this.prefix}`, async () => {
+      const expires = ttlMs !== undefined && ttlMs > 0 ? Date.now() + ttlMs : undefined;
+      // keyv's own serialization, so that keyv reads these entries as its own.
+      const rows = await Promise.all(
+        entries.map(async ([key, value]) => [
+          KEYV_PREFIX + this.prefix + key,
+          await this.keyv.serializeData({ value, expires }),
+        ]),
+      );
+      await this.query(
+        `INSERT INTO ${KV_TABLE}(key, value)
+         SELECT json_extract(j.value, '$[0]'), json_extract(j.value, '$[1]') FROM json_each(?) j WHERE true
+         ON CONFLICT(key) DO UPDATE SET value = excluded.value`,
+        JSON.stringify(rows),
+      );
+    });
+  }
+
   delete(key: string): Promise<boolean> {
     return this.run(`delete in ${this.prefix}`, () => this.keyv.delete(this.prefix + key));
   }
@@ -112,14 +151,21 @@ class SqliteQueue<T, H> implements DurableQueue<T, H> {
     private readonly query: Query,
     private readonly name: string,
     private readonly run: Runner,
+    /** Inside a store transaction, which already makes several statements atomic. */
+    private readonly inTransaction: boolean,
   ) {}
+
+  /** Several statements as one: a SAVEPOINT outside a transaction, the transaction itself inside one. */
+  private atomic<R>(name: string, work: () => Promise<R>): Promise<R> {
+    return this.inTransaction ? work() : savepoint(this.query, name, work);
+  }
 
   enqueue(items: ReadonlyArray<{ readonly id: string; readonly value: T; readonly head?: H }>): Promise<number> {
     if (items.length === 0) return Promise.resolve(0);
     return this.run(`enqueue in ${this.name}`, async () => {
       // Two statements for the batch, atomic inside or outside a transaction: the rows of ids
       // neither waiting nor acked (their tombstone), in order, then the bodies of those new rows.
-      return savepoint(this.query, "queue_enqueue", async () => {
+      return this.atomic("queue_enqueue", async () => {
         const added = (await this.query(
           `INSERT OR IGNORE INTO queue_items(queue, id, head)
            SELECT ?, json_extract(j.value, '$[0]'), json_extract(j.value, '$[1]') FROM json_each(?) j
@@ -218,12 +264,7 @@ class SqliteQueue<T, H> implements DurableQueue<T, H> {
       // a row would leave its page nearly empty (SQLite does not compact pages on UPDATE) for the
       // whole retention.
       const list = JSON.stringify(ids);
-      await savepoint(this.query, "queue_ack", async () => {
-        await this.query(
-          "DELETE FROM queue_bodies WHERE seq IN (SELECT seq FROM queue_items WHERE queue = ? AND id IN (SELECT value FROM json_each(?)))",
-          this.name,
-          list,
-        );
+      await this.atomic("queue_ack", async () => {
         await this.query(
           "DELETE FROM queue_items WHERE queue = ? AND id IN (SELECT value FROM json_each(?))",
           this.name,
@@ -309,13 +350,13 @@ class SqliteStateStore implements StateStore {
           throw storeFailure(action, this.location, error);
         }
       });
-    this.scope = this.scopeWith(this.gated);
+    this.scope = this.scopeWith(this.gated, false);
   }
 
-  private scopeWith(run: Runner): StoreScope {
+  private scopeWith(run: Runner, inTransaction: boolean): StoreScope {
     return {
       namespace: (name) => new SqliteNamespace(this.keyv, this.query, name + NS_SEPARATOR, run),
-      queue: <T, H = never>(name: string) => new SqliteQueue<T, H>(this.query, name, run),
+      queue: <T, H = never>(name: string) => new SqliteQueue<T, H>(this.query, name, run, inTransaction),
       keySet: (name) => new SqliteKeySet(this.query, name, run),
     };
   }
@@ -356,7 +397,7 @@ class SqliteStateStore implements StateStore {
       }
       let result: T;
       try {
-        result = await work(this.scopeWith(direct));
+        result = await work(this.scopeWith(direct, true));
       } catch (error) {
         // The work's own error (or a store operation's StoreError) goes to the caller unchanged.
         await this.query("ROLLBACK").catch(() => undefined);

@@ -15,6 +15,10 @@ import type { FencedOutError } from "../errors.js";
 export interface KeyValueNamespace {
   get<T>(key: string): Promise<T | undefined>;
   set<T>(key: string, value: T, ttlMs?: number): Promise<void>;
+  /** The live values of `keys` (absent keys are left out), in one read. */
+  getMany<T>(keys: readonly string[]): Promise<Map<string, T>>;
+  /** Writes every entry in one statement (atomic), each expiring after `ttlMs` when given. */
+  setMany<T>(entries: ReadonlyArray<readonly [string, T]>, ttlMs?: number): Promise<void>;
   delete(key: string): Promise<boolean>;
   /** Every live entry of this namespace, ordered by key. Meant for small namespaces. */
   entries<T>(): Promise<Array<[string, T]>>;

@@ -85,16 +85,22 @@ describe("ThreadIndex", () => {
     return {
       reads: () => reads,
       scope: {
-        ...scope,
         namespace(name: string): KeyValueNamespace {
           const inner = scope.namespace(name);
           return {
-            ...inner,
             get: <T>(key: string) => {
               reads += 1;
               return inner.get<T>(key);
             },
+            getMany: <T>(keys: readonly string[]) => {
+              reads += 1;
+              return inner.getMany<T>(keys);
+            },
             set: (key, value, ttl) => inner.set(key, value, ttl),
+            setMany: (entries, ttl) => inner.setMany(entries, ttl),
+            delete: (key) => inner.delete(key),
+            entries: () => inner.entries(),
+            clear: () => inner.clear(),
           };
         },
         queue: (name) => scope.queue(name),

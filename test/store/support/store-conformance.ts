@@ -55,6 +55,34 @@ export function describeStoreConformance(engine: StoreEngine): void {
         await store.close();
       });
 
+      it("reads and writes many keys at once, as single gets and sets see them, and skips what expired", async () => {
+        const store = await engine.open();
+        const ns = store.namespace("scores");
+        await ns.setMany<unknown>([
+          ["a", { score: 0.5, key: "chg:1" }],
+          ["b", ":colon first"],
+          ["c", 3],
+        ]);
+        await ns.set("d", "single");
+        await ns.setMany([["gone", 1]], 1);
+        await store.namespace("scoresx").set("a", "other namespace");
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        expect(await ns.get("a")).toEqual({ score: 0.5, key: "chg:1" });
+        expect(await ns.get("b")).toBe(":colon first");
+        const many = await ns.getMany<unknown>(["a", "b", "c", "d", "gone", "missing"]);
+        expect(Object.fromEntries(many)).toEqual({
+          a: { score: 0.5, key: "chg:1" },
+          b: ":colon first",
+          c: 3,
+          d: "single",
+        });
+        await ns.setMany([["c", 30]], 60_000);
+        expect(await ns.get("c")).toBe(30);
+        expect(await ns.getMany([])).toEqual(new Map());
+        await ns.setMany([]);
+        await store.close();
+      });
+
       it("lists one namespace among many keys in key order, skips expired entries and keys of a longer namespace name", async () => {
         const store = await engine.open();
         const big = store.namespace("alerts.delivered");
