@@ -23,7 +23,11 @@ const SLACK_POSTS = 100;
 childMain(async (input: PollPathChildInput) => {
   const sockets = new ClientSocketBytes();
   const store = await openStateStore(input.stateLocation);
-  const target = { stateFile: input.stateFile, serverPid: input.serverPid };
+  const target = {
+    stateFile: input.stateFile,
+    serverPid: input.serverPid,
+    serverPort: input.serverPid === undefined ? undefined : Number(new URL(input.stateLocation).port),
+  };
   const logger = silentLogger();
   const config = configSchema.parse({
     slack: { token: input.slackToken, apiUrl: input.slackUrl, messagesPerSecondPerChannel: input.messagesPerSecond },
@@ -88,7 +92,8 @@ childMain(async (input: PollPathChildInput) => {
         `${cost.cpuMs.toFixed(0)} ms CPU (hand-over ${handOver.cpuMs.toFixed(0)}), ` +
         `${((cost.fileWriteBytes ?? 0) / 1024).toFixed(0)} KiB to files` +
         (cost.server
-          ? `; server ${cost.server.cpuMs.toFixed(0)} ms CPU, ${(cost.server.writeBytes / 1024).toFixed(0)} KiB written`
+          ? `; server ${cost.server.cpuMs.toFixed(0)} ms CPU, ${(cost.server.fileWriteBytes / 1024).toFixed(0)} KiB to files ` +
+            `(kernel write_bytes ${(cost.server.writeBytes / 1024).toFixed(0)} KiB)`
           : ""),
     );
     return result;

@@ -2,7 +2,7 @@ import { startEmulator, startFakeSlack } from "@retention-sync/emulator";
 import { RetentionClient } from "../src/api/client.js";
 import { alertsInMessage, seedBothLenses } from "./alerts-scenario.js";
 import { runChild } from "./child-process.js";
-import type { SpanCost } from "./proc-stats.js";
+import type { ServerCost, SpanCost } from "./proc-stats.js";
 import type { PostgresAfter, StateEngine, StateTarget } from "./state-engine.js";
 
 export interface PollPathChildInput {
@@ -39,7 +39,7 @@ export interface PollPathPass extends SpanCost {
   readonly handOverCpuMs: number;
   readonly handOverFileWriteBytes: number | undefined;
   /** Postgres: the server's share of the hand-over. */
-  readonly handOverServer?: { readonly cpuMs: number; readonly writeBytes: number };
+  readonly handOverServer?: ServerCost;
 }
 
 export interface PollPathSummary {
@@ -56,8 +56,12 @@ export interface PollPathSummary {
   readonly fileWriteBytesPerAlert: number | undefined;
   readonly blockWriteBytesPerAlert: number | undefined;
   readonly fileGrowthBytesPerAlert: number;
-  /** Postgres: CPU and block-layer writes of the server's processes (postmaster and children). */
+  /**
+   * Postgres: the server's processes (postmaster and children): CPU, file writes (`wchar` less the
+   * answers the daemon read from it) and the kernel's `write_bytes` (overstated: proc-stats.ts).
+   */
   readonly serverCpuMsPerAlert?: number;
+  readonly serverFileWriteBytesPerAlert?: number;
   readonly serverWriteBytesPerAlert?: number;
   readonly handOverServerCpuMsPerAlert?: number;
   /** What the 10 KB target is judged on: the daemon's file writes, plus the server's writes on Postgres. */
@@ -93,7 +97,9 @@ function summarize(kind: PollPathPass["kind"], all: readonly PollPathPass[]): Po
   const perPass = passes.map((p) => p.cpuMs / Math.max(1, p.alerts));
   const onServer = passes.every((p) => p.server !== undefined);
   const fileWriteBytesPerAlert = per(passes.map((p) => p.fileWriteBytes));
-  const serverWriteBytesPerAlert = onServer ? sum(passes.map((p) => p.server?.writeBytes ?? 0)) / alerts : undefined;
+  const serverFileWriteBytesPerAlert = onServer
+    ? sum(passes.map((p) => p.server?.fileWriteBytes ?? 0)) / alerts
+    : undefined;
   return {
     kind,
     passes: passes.length,
@@ -106,15 +112,16 @@ function summarize(kind: PollPathPass["kind"], all: readonly PollPathPass[]): Po
     fileWriteBytesPerAlert,
     blockWriteBytesPerAlert: per(passes.map((p) => p.blockWriteBytes)),
     fileGrowthBytesPerAlert: sum(passes.map((p) => p.fileGrowthBytes)) / alerts,
-    ...(onServer && serverWriteBytesPerAlert !== undefined
+    ...(onServer && serverFileWriteBytesPerAlert !== undefined
       ? {
           serverCpuMsPerAlert: sum(passes.map((p) => p.server?.cpuMs ?? 0)) / alerts,
-          serverWriteBytesPerAlert,
+          serverFileWriteBytesPerAlert,
+          serverWriteBytesPerAlert: sum(passes.map((p) => p.server?.writeBytes ?? 0)) / alerts,
           handOverServerCpuMsPerAlert: sum(passes.map((p) => p.handOverServer?.cpuMs ?? 0)) / alerts,
         }
       : {}),
     writtenBytesPerAlert:
-      fileWriteBytesPerAlert === undefined ? undefined : fileWriteBytesPerAlert + (serverWriteBytesPerAlert ?? 0),
+      fileWriteBytesPerAlert === undefined ? undefined : fileWriteBytesPerAlert + (serverFileWriteBytesPerAlert ?? 0),
     cpuMsPerAlertRange: [Math.min(...perPass), Math.max(...perPass)],
     wallMsPerPass: sum(passes.map((p) => p.wallMs)) / passes.length,
   };

@@ -57,7 +57,7 @@ function statFields(pid: number): string[] | undefined {
 }
 
 /**
- * CPU and block-layer writes of a process tree (a Postgres server: the postmaster, its backends,
+ * CPU and write counters of a process tree (a Postgres server: the postmaster, its backends,
  * checkpointer, WAL writer...), summed over the live processes, plus what the kernel added to the
  * root when it reaped a child that exited (`cutime`/`cstime` and the reaped child's io counters,
  * which Linux folds into the parent's `/proc/<pid>/io` in `wait_task_zombie`). A child that exits
@@ -66,9 +66,23 @@ function statFields(pid: number): string[] | undefined {
  */
 export interface TreeStats {
   readonly cpuMs: number;
-  /** `write_bytes`: towards the block layer (WAL and data files, fsynced or not). */
+  /**
+   * `write_bytes`: what the kernel charged as dirtied towards the block layer. On a kernel whose
+   * page cache holds a file in large folios (ext4 on Linux 6.18 here: Postgres zero-fills each
+   * 16 MB WAL segment in big writes), re-dirtying 8 KB of a clean 1 MiB folio is charged 1 MiB,
+   * though the disk gets about 8 KB: an overstatement for the WAL's small fsynced writes.
+   */
   readonly writeBytes: number;
+  /** `wchar`: bytes handed to write()/pwrite(): the files, and the answers sent to clients' sockets. */
+  readonly wchar: number;
   readonly processes: number;
+}
+
+/** What a process tree spent between two snapshots. */
+export interface TreeCost {
+  readonly cpuMs: number;
+  readonly writeBytes: number;
+  readonly wchar: number;
 }
 
 export function readTreeStats(rootPid: number): TreeStats | undefined {
@@ -94,23 +108,27 @@ export function readTreeStats(rootPid: number): TreeStats | undefined {
   }
   let ticks = 0;
   let writeBytes = 0;
+  let wchar = 0;
   for (const pid of tree) {
     const fields = pid === rootPid ? rootFields : statFields(pid);
     // utime, stime (fields 14, 15), and for the root cutime, cstime (16, 17): its reaped children.
     const own = Number(fields?.[11] ?? 0) + Number(fields?.[12] ?? 0);
     ticks += pid === rootPid ? own + Number(fields?.[13] ?? 0) + Number(fields?.[14] ?? 0) : own;
-    writeBytes += readProcIo(pid)?.writeBytes ?? 0;
+    const io = readProcIo(pid);
+    writeBytes += io?.writeBytes ?? 0;
+    wchar += io?.wchar ?? 0;
   }
-  return { cpuMs: (ticks * 1000) / USER_HZ, writeBytes, processes: tree.size };
+  return { cpuMs: (ticks * 1000) / USER_HZ, writeBytes, wchar, processes: tree.size };
 }
 
 /** What a process tree spent between two snapshots (undefined when either is missing). */
-export function treeDelta(
-  before: TreeStats | undefined,
-  after: TreeStats | undefined,
-): { cpuMs: number; writeBytes: number } | undefined {
+export function treeDelta(before: TreeStats | undefined, after: TreeStats | undefined): TreeCost | undefined {
   return before && after
-    ? { cpuMs: after.cpuMs - before.cpuMs, writeBytes: after.writeBytes - before.writeBytes }
+    ? {
+        cpuMs: after.cpuMs - before.cpuMs,
+        writeBytes: after.writeBytes - before.writeBytes,
+        wchar: after.wchar - before.wchar,
+      }
     : undefined;
 }
 
@@ -137,6 +155,10 @@ export class ClientSocketBytes {
   private readonly sockets = new Set<Socket>();
   /** Bytes of sockets already closed. */
   private closedBytes = 0;
+  /** Bytes read from sockets already closed, by remote port. */
+  private readonly closedReadByPort = new Map<number, number>();
+  /** The remote port of each socket (socket.remotePort is gone once it is closed). */
+  private readonly ports = new WeakMap<Socket, number>();
 
   constructor() {
     subscribe("net.client.socket", (message) => this.track((message as { socket: Socket }).socket));
@@ -153,8 +175,21 @@ export class ClientSocketBytes {
     this.sockets.add(socket);
     socket.once("close", () => {
       this.closedBytes += socket.bytesWritten;
+      const port = this.ports.get(socket);
+      if (port !== undefined)
+        this.closedReadByPort.set(port, (this.closedReadByPort.get(port) ?? 0) + socket.bytesRead);
       this.sockets.delete(socket);
     });
+    socket.once("connect", () => {
+      if (socket.remotePort !== undefined) this.ports.set(socket, socket.remotePort);
+    });
+  }
+
+  /** Bytes this process read from sockets to `port` (a Postgres server's answers: its socket writes). */
+  readFrom(port: number): number {
+    let open = 0;
+    for (const socket of this.sockets) if (socket.remotePort === port) open += socket.bytesRead;
+    return (this.closedReadByPort.get(port) ?? 0) + open;
   }
 
   total(): number {
@@ -173,6 +208,7 @@ export function cpuMsSince(start: NodeJS.CpuUsage): number {
 /** A snapshot for a measured span of work in this process: CPU, write counters, socket bytes, files. */
 export interface Span {
   readonly server: TreeStats | undefined;
+  readonly serverAnswerBytes: number;
   readonly cpu: NodeJS.CpuUsage;
   readonly io: ProcIo | undefined;
   readonly socketBytes: number;
@@ -189,8 +225,17 @@ export interface SpanCost {
   readonly blockWriteBytes: number | undefined;
   /** Growth of the database file plus its -wal file (a lower bound: the WAL is reused after checkpoints). */
   readonly fileGrowthBytes: number;
-  /** A Postgres state store: CPU and block-layer writes of the server's processes (see readTreeStats). */
-  readonly server?: { readonly cpuMs: number; readonly writeBytes: number };
+  /** A Postgres state store: the server's processes (see readTreeStats). */
+  readonly server?: ServerCost;
+}
+
+/** What the Postgres server's processes spent on a span. */
+export interface ServerCost {
+  readonly cpuMs: number;
+  /** Kernel `write_bytes` (overstated for the WAL on this kernel: see TreeStats). */
+  readonly writeBytes: number;
+  /** `wchar` less the bytes the measured process read from the server: what it wrote to files (WAL, data, its log). */
+  readonly fileWriteBytes: number;
 }
 
 /**
@@ -200,6 +245,8 @@ export interface SpanCost {
 export interface SpanTarget {
   readonly stateFile?: string | undefined;
   readonly serverPid?: number | undefined;
+  /** The server's port: what the process reads from it is the server's socket writes, not file writes. */
+  readonly serverPort?: number | undefined;
 }
 
 const noFiles = { db: 0, wal: 0 };
@@ -209,6 +256,7 @@ const noFiles = { db: 0, wal: 0 };
 export function startSpan(sockets: ClientSocketBytes | undefined, target: SpanTarget): Span {
   return {
     server: target.serverPid === undefined ? undefined : readTreeStats(target.serverPid),
+    serverAnswerBytes: target.serverPort === undefined ? 0 : (sockets?.readFrom(target.serverPort) ?? 0),
     io: readProcIo(),
     socketBytes: sockets?.total() ?? 0,
     files: target.stateFile === undefined ? noFiles : stateFileBytes(target.stateFile),
@@ -223,7 +271,10 @@ export function endSpan(span: Span, sockets: ClientSocketBytes | undefined, targ
   const io = readProcIo();
   const files = target.stateFile === undefined ? noFiles : stateFileBytes(target.stateFile);
   const socketBytes = (sockets?.total() ?? 0) - span.socketBytes;
-  const server = target.serverPid === undefined ? undefined : treeDelta(span.server, readTreeStats(target.serverPid));
+  const answers =
+    target.serverPort === undefined ? 0 : (sockets?.readFrom(target.serverPort) ?? 0) - span.serverAnswerBytes;
+  const tree = target.serverPid === undefined ? undefined : treeDelta(span.server, readTreeStats(target.serverPid));
+  const server = tree && { cpuMs: tree.cpuMs, writeBytes: tree.writeBytes, fileWriteBytes: tree.wchar - answers };
   return {
     wallMs,
     cpuMs,
@@ -245,7 +296,13 @@ export function addCosts(a: SpanCost, b: SpanCost): SpanCost {
     blockWriteBytes: both(a.blockWriteBytes, b.blockWriteBytes),
     fileGrowthBytes: a.fileGrowthBytes + b.fileGrowthBytes,
     ...(a.server && b.server
-      ? { server: { cpuMs: a.server.cpuMs + b.server.cpuMs, writeBytes: a.server.writeBytes + b.server.writeBytes } }
+      ? {
+          server: {
+            cpuMs: a.server.cpuMs + b.server.cpuMs,
+            writeBytes: a.server.writeBytes + b.server.writeBytes,
+            fileWriteBytes: a.server.fileWriteBytes + b.server.fileWriteBytes,
+          },
+        }
       : {}),
   };
 }

@@ -59,8 +59,10 @@ export type PostgresTarget = StateTarget & { readonly engine: "postgres" };
 /** After a Postgres section: the database's size, and what a CHECKPOINT then still had to write. */
 export interface PostgresAfter {
   readonly databaseBytes: number;
-  /** Block-layer writes of the server during a CHECKPOINT run at the end: data pages not yet written back. */
+  /** Bytes the server wrote (wchar) during a CHECKPOINT run at the end: data pages not yet written back. */
   readonly checkpointWriteBytes: number | undefined;
+  /** The kernel's write_bytes over the same CHECKPOINT. */
+  readonly checkpointKernelWriteBytes: number | undefined;
 }
 
 /** One embedded Postgres for a bench run (started on first use), a fresh database per section. */
@@ -88,6 +90,9 @@ export class BenchPostgres {
     const server = await this.started();
     const database = `bench_${section.replace(/[^a-z0-9]/gi, "_")}_${Date.now().toString(36)}`;
     const url = await server.createDatabase(database);
+    // CREATE DATABASE leaves the new database's copied pages dirty: written back now, so the
+    // closing CHECKPOINT of `after` measures the section's own pages only.
+    await server.query("CHECKPOINT");
     return {
       engine: "postgres",
       url,
@@ -105,7 +110,11 @@ export class BenchPostgres {
     const before = readTreeStats(server.pid);
     await server.query("CHECKPOINT");
     const written = treeDelta(before, readTreeStats(server.pid));
-    return { databaseBytes: Number(size?.bytes ?? 0), checkpointWriteBytes: written?.writeBytes };
+    return {
+      databaseBytes: Number(size?.bytes ?? 0),
+      checkpointWriteBytes: written?.wchar,
+      checkpointKernelWriteBytes: written?.writeBytes,
+    };
   }
 
   describe(): PostgresInfo | undefined {

@@ -15,7 +15,11 @@ function per(cost: SpanCost, count: number) {
     fileWriteBytes: cost.fileWriteBytes === undefined ? undefined : cost.fileWriteBytes / count,
     blockWriteBytes: cost.blockWriteBytes === undefined ? undefined : cost.blockWriteBytes / count,
     ...(cost.server
-      ? { serverCpuMs: cost.server.cpuMs / count, serverWriteBytes: cost.server.writeBytes / count }
+      ? {
+          serverCpuMs: cost.server.cpuMs / count,
+          serverFileWriteBytes: cost.server.fileWriteBytes / count,
+          serverWriteBytes: cost.server.writeBytes / count,
+        }
       : {}),
   };
 }
@@ -24,12 +28,16 @@ const median = (values: readonly number[]) => [...values].sort((a, b) => a - b)[
 
 /**
  * The outbox's queue operations on a real state store (a SQLite file, or a database on the bench's
- * Postgres, whose server processes are measured around each operation too), alone in this process: enqueue one message
- * per call and a hand-over's batch in one transaction, the pending scan and count at `size`
+ * Postgres, whose server processes are measured around each operation too), alone in this
+ * process: enqueue one message per call and a hand-over's batch in one transaction, the pending scan and count at `size`
  * waiting, ack (mark-sent) one per call, and the store bookkeeping of one posted message.
  */
 childMain(async (input: StoreOpsInput): Promise<Omit<StoreOpsRun, "engine" | "postgres">> => {
-  const target = { stateFile: input.stateFile, serverPid: input.serverPid };
+  const target = {
+    stateFile: input.stateFile,
+    serverPid: input.serverPid,
+    serverPort: input.serverPid === undefined ? undefined : Number(new URL(input.stateLocation).port),
+  };
   // Client socket bytes (the Postgres connection) are not file writes.
   const sockets = new ClientSocketBytes();
   const store = await openStateStore(input.stateLocation);

@@ -18,8 +18,9 @@ export interface PerMessage {
   readonly wallMs: number;
   readonly fileWriteBytes: number | undefined;
   readonly blockWriteBytes: number | undefined;
-  /** Postgres: the server's processes, per message. */
+  /** Postgres: the server's processes, per message: CPU, file writes (wchar less its answers), kernel write_bytes. */
   readonly serverCpuMs?: number;
+  readonly serverFileWriteBytes?: number;
   readonly serverWriteBytes?: number;
 }
 

@@ -59,8 +59,12 @@ export interface WebhookPacedRun {
     readonly stateBytes: { db: number; wal: number };
     readonly exitCode: number | null;
   };
-  /** Postgres: the server's processes (postmaster and children) over the same spans. */
-  readonly server?: BurstCost;
+  /**
+   * Postgres: the server's processes (postmaster and children) over the same spans; writes are the
+   * kernel's `write_bytes` (overstated for the WAL: proc-stats.ts), and `wchar` (every write():
+   * WAL, data files and the answers sent to the daemon, which another process cannot tell apart).
+   */
+  readonly server?: BurstCost & { readonly wcharSending: number; readonly wcharToDrained: number };
   readonly postgres?: PostgresAfter;
   /** Event-loop delay of this (sending) process while it sent, p99 in ms: how much of the timing is ours. */
   readonly senderLoopDelayP99Ms: number;
@@ -328,6 +332,8 @@ export async function runWebhookPaced(input: {
               writeBytesSending: serverSending.writeBytes,
               cpuMsToDrained: serverDrained.cpuMs,
               writeBytesToDrained: serverDrained.writeBytes,
+              wcharSending: serverSending.wchar,
+              wcharToDrained: serverDrained.wchar,
             },
           }
         : {}),
