@@ -119,9 +119,10 @@ State store (sections ${ENGINE_SECTIONS.join(", ")}):
                               as the user nobody when run as root; fsync on, synchronous_commit on), a
                               fresh database per section, the daemon given a postgres:// URL. both: each
                               section on SQLite, then on Postgres, printed side by side. On Postgres,
-                              "written" adds the server's block-layer writes (every server process,
-                              WAL included) and the server's CPU is a column of its own; the targets
-                              are judged on the daemon's CPU
+                              "written" adds the server's file writes (wchar of every server process,
+                              WAL included, less its answers to the client; the kernel's write_bytes
+                              is shown apart) and the server's CPU is a column of its own; the
+                              targets are judged on the daemon's CPU
 
 General:
   --quick                     smaller sizes everywhere (a smoke run; its figures are not the targets')
