@@ -80,6 +80,7 @@ childMain(async (input: PollPathChildInput) => {
       kind,
       measured,
       alerts: report.alerts,
+      changesRead: report.lenses.reduce((n, lens) => n + lens.fetched, 0),
       messages: sent,
       digestChannels: report.digestChannels.length,
       ...cost,
@@ -88,7 +89,7 @@ childMain(async (input: PollPathChildInput) => {
       ...(handOver.server ? { handOverServer: handOver.server } : {}),
     };
     progress(
-      `poll path ${kind}${measured ? "" : " (warm-up)"}: ${result.alerts} alerts, ${sent} messages, ` +
+      `poll path ${kind}${measured ? "" : " (warm-up)"}: ${result.alerts} alerts (${result.changesRead} changes read), ${sent} messages, ` +
         `${cost.cpuMs.toFixed(0)} ms CPU (hand-over ${handOver.cpuMs.toFixed(0)}), ` +
         `${((cost.fileWriteBytes ?? 0) / 1024).toFixed(0)} KiB to files` +
         (cost.server

@@ -33,6 +33,8 @@ export interface PollPathPass extends SpanCost {
   /** Warm-up passes (the first of each kind) are reported, not counted. */
   readonly measured: boolean;
   readonly alerts: number;
+  /** Changes the pass read from the API (every lens): the cursor overlap re-reads earlier passes' changes. */
+  readonly changesRead: number;
   readonly messages: number;
   readonly digestChannels: number;
   /** The first half: read the changes, hand them over (dedupe, enrich, plan, commit). The rest is posting. */
@@ -48,6 +50,8 @@ export interface PollPathSummary {
   readonly alertsPerPass: number;
   readonly alerts: number;
   readonly messages: number;
+  /** Changes read from the API per pass (alerts plus the changes the overlap re-read). */
+  readonly changesReadPerPass: number;
   /** Totals over the measured passes divided by their alerts. */
   readonly cpuMsPerAlert: number;
   /** Of which reading and handing over (the rest is posting and its bookkeeping). */
@@ -106,6 +110,7 @@ function summarize(kind: PollPathPass["kind"], all: readonly PollPathPass[]): Po
     alertsPerPass: alerts / passes.length,
     alerts,
     messages: sum(passes.map((p) => p.messages)),
+    changesReadPerPass: sum(passes.map((p) => p.changesRead)) / passes.length,
     cpuMsPerAlert: sum(passes.map((p) => p.cpuMs)) / alerts,
     handOverCpuMsPerAlert: sum(passes.map((p) => p.handOverCpuMs)) / alerts,
     handOverFileWriteBytesPerAlert: per(passes.map((p) => p.handOverFileWriteBytes)),

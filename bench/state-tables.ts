@@ -131,8 +131,12 @@ export function pollPathTables(
     parts.push(KERNEL_NOTE + postgresServerLine(info));
   }
   for (const p of runs) {
+    const read = p.summaries.map(
+      (x) => `${fmt(x.changesReadPerPass)} per ${x.kind === "digest" ? "digested" : "single-message"} pass`,
+    );
     parts.push(
-      `  ${sideBySide ? `${engineName(p.engine)}: ` : ""}alerts handed over ${fmt(p.alertsHandedOver)}, alerts in Slack ${fmt(p.alertsInSlack)}; one chat.postMessage through the daemon's Slack client alone (no store, back to back): ${ms(p.slackPostCpuMs, 2)} CPU (${fmt(p.slackPosts)} posts)\n` +
+      `  ${sideBySide ? `${engineName(p.engine)}: ` : ""}changes read from the API (the cursor overlap re-reads earlier passes' changes): ${read.join(", ")}\n` +
+        `  ${sideBySide ? `${engineName(p.engine)}: ` : ""}alerts handed over ${fmt(p.alertsHandedOver)}, alerts in Slack ${fmt(p.alertsInSlack)}; one chat.postMessage through the daemon's Slack client alone (no store, back to back): ${ms(p.slackPostCpuMs, 2)} CPU (${fmt(p.slackPosts)} posts)\n` +
         postgresAfterLine(p.postgres, p.alertsHandedOver, "alert handed over"),
     );
   }
