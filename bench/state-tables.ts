@@ -16,6 +16,13 @@ import type { WebhookPacedRun } from "./webhook-paced.js";
 export type LoadNote = (engine: StateEngine) => string;
 
 const dash = "-";
+
+/** "SQLite and Postgres side by side", or "on Postgres" when Postgres ran alone. */
+function onEngines(runs: ReadonlyArray<{ engine: StateEngine }>): string {
+  return runs.length > 1
+    ? "SQLite and Postgres side by side"
+    : `on ${runs.map((r) => ENGINE_NAMES[r.engine]).join("")}`;
+}
 const engineName = (engine: StateEngine) => ENGINE_NAMES[engine];
 const JUDGED =
   "targets judged on the daemon's CPU (the Postgres server's shown next to it) and, on Postgres, on the daemon's plus the server's file writes";
@@ -93,7 +100,7 @@ export function pollPathTables(
     const loads = runs.map((p) => `${engineName(p.engine)}${note(p.engine) || "; load unknown"}`).join("; ");
     parts.push(
       table(
-        `Poll path per alert, SQLite and Postgres side by side (daemon side in a child process; daemon CPU: process.cpuUsage; daemon written: /proc wchar minus socket bytes; Postgres server: utime+stime, and wchar less its answers, of the postmaster and its children, WAL included; pace ${first.messagesPerSecond}/s per channel; ${JUDGED}; ${loads})`,
+        `Poll path per alert, ${onEngines(runs)} (daemon side in a child process; daemon CPU: process.cpuUsage; daemon written: /proc wchar minus socket bytes; Postgres server: utime+stime, and wchar less its answers, of the postmaster and its children, WAL included; pace ${first.messagesPerSecond}/s per channel; ${JUDGED}; ${loads})`,
         [
           "state",
           "passes",
@@ -186,7 +193,7 @@ export function webhookPacedTables(
     sec(w.drainMs),
   ];
   const title = sideBySide
-    ? `Webhook burst to retention-sync run (dist/cli.js), SQLite and Postgres side by side: ${fmt(first.events)} signed events sent ${first.concurrency} at a time; fake Slack limited to ${first.slackRateLimit}; ${runs.map((w) => `${engineName(w.engine)}${note(w.engine) || "; load unknown"}`).join("; ")}`
+    ? `Webhook burst to retention-sync run (dist/cli.js), ${onEngines(runs)}: ${fmt(first.events)} signed events sent ${first.concurrency} at a time; fake Slack limited to ${first.slackRateLimit}; ${runs.map((w) => `${engineName(w.engine)}${note(w.engine) || "; load unknown"}`).join("; ")}`
     : `Webhook burst to retention-sync run (dist/cli.js, state in a SQLite file): ${fmt(first.events)} signed events sent ${first.concurrency} at a time; fake Slack limited to ${first.slackRateLimit}${note("sqlite")}`;
   parts.push(
     table(
@@ -275,7 +282,7 @@ export function storeOpsTables(
   parts.push(
     table(
       sideBySide
-        ? `Outbox queue, SQLite and Postgres side by side (child process; single-alert drafts of ${fmt(first.draftJsonBytes)} bytes of JSON; CPU and written are the client process's, the server's apart; ${runs.map((o) => `${engineName(o.engine)}${note(o.engine) || "; load unknown"}`).join("; ")})`
+        ? `Outbox queue, ${onEngines(runs)} (child process; single-alert drafts of ${fmt(first.draftJsonBytes)} bytes of JSON; CPU and written are the client process's, the server's apart; ${runs.map((o) => `${engineName(o.engine)}${note(o.engine) || "; load unknown"}`).join("; ")})`
         : `Outbox queue on the real store (child process; single-alert drafts of ${fmt(first.draftJsonBytes)} bytes of JSON${note("sqlite")})`,
       sideBySide ? ["state", ...head, "server CPU", "server written", "server write_bytes (kernel)"] : head,
       runs.flatMap(rows),
