@@ -6,7 +6,10 @@ import type { NaiveRun } from "./naive-baseline.js";
 import type { PollPathRun } from "./poll-path.js";
 import type { RosterShape } from "./roster-fixture.js";
 import type { ReconcileRun } from "./roster-scenario.js";
+import type { PostgresInfo, StateEngine } from "./state-engine.js";
+import { pollPathTables, storeOpsTables, webhookPacedTables } from "./state-tables.js";
 import type { StoreOpsRun } from "./store-ops.js";
+import { fmt, kib, mib, sec, table, verdict } from "./table-format.js";
 import type { WebhookBurstRun } from "./webhook-burst.js";
 import type { WebhookLatencyRun } from "./webhook-latency.js";
 import type { WebhookPacedRun } from "./webhook-paced.js";
@@ -26,6 +29,8 @@ export interface BenchResults {
     pendingSize: number;
     growth: { days: number; alertsPerDay: number; passesPerDay: number; people: number };
     rss: { durationS: number; rows: number; sampleEveryS: number; warmupS: number; pollIntervalS: number };
+    /** `--state`: the engines the poll-path, webhook-paced and store-ops sections ran on. */
+    state: StateEngine[];
   };
   readonly readDiffPlan: Array<{ shape: RosterShape; pinnedToOneCore: boolean } & PlanMeasurement>;
   readonly reconcile: ReconcileRun[];
@@ -39,6 +44,12 @@ export interface BenchResults {
   readonly pollPath?: PollPathRun;
   readonly webhookPaced?: WebhookPacedRun;
   readonly storeOps?: StoreOpsRun;
+  /** `--state postgres|both`: the run's embedded Postgres and the sections measured on it. */
+  readonly postgres?: PostgresInfo & {
+    readonly pollPath?: PollPathRun;
+    readonly webhookPaced?: WebhookPacedRun;
+    readonly storeOps?: StoreOpsRun;
+  };
   readonly growth?: GrowthRun[];
   readonly rss?: DaemonRssRun;
   /** 1-minute load average before and after a section (other processes share the cores). */
@@ -46,25 +57,10 @@ export interface BenchResults {
   readonly totalMs: number;
 }
 
-const fmt = (n: number, digits = 0): string =>
-  n.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
-const sec = (ms: number): string => `${fmt(ms / 1000, 2)} s`;
-const ms = (value: number, digits = 1): string => `${fmt(value, digits)} ms`;
-const kib = (bytes: number | undefined): string => (bytes === undefined ? "n/a" : `${fmt(bytes / 1024, 1)} KiB`);
-const mib = (bytes: number): string => `${fmt(bytes / 1_048_576, 1)} MiB`;
-const verdict = (ok: boolean): string => (ok ? "pass" : "FAIL");
-
 /** "load 3.1 -> 4.0": the machine's 1-minute load average around a section, or nothing. */
 function loadNote(r: BenchResults, name: string): string {
   const load = r.sectionLoad[name];
   return load ? `; load average ${fmt(load.before, 1)} -> ${fmt(load.after, 1)} on ${r.machine.cpus} cores` : "";
-}
-
-function table(title: string, head: readonly string[], rows: ReadonlyArray<readonly string[]>): string {
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
-  const line = (cells: readonly string[]) =>
-    cells.map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join("  ");
-  return [title, line(head), widths.map((w) => "-".repeat(w)).join("  "), ...rows.map(line), ""].join("\n");
 }
 
 /** The human-readable summary of a bench run. */
@@ -237,122 +233,16 @@ export function printReport(r: BenchResults, out: NodeJS.WritableStream): void {
 
 /** The tables of the state-engine measurements (issue 13), each with its target and verdict. */
 function printStateTables(r: BenchResults, parts: string[]): void {
-  if (r.pollPath) {
-    const p = r.pollPath;
-    parts.push(
-      table(
-        `Poll path per alert on the real store (daemon side in a child process; CPU: process.cpuUsage; written: /proc wchar minus socket bytes, and block-layer write_bytes; pace ${p.messagesPerSecond}/s per channel${loadNote(r, "poll-path")})`,
-        [
-          "passes",
-          "alerts/pass",
-          "messages",
-          "CPU/alert",
-          "range (passes)",
-          "of which hand-over",
-          "written/alert",
-          "block layer",
-          "file growth",
-          "target",
-          "verdict",
-        ],
-        p.summaries.map((x) => {
-          const cpuTarget = x.kind === "digest" ? 1 : 3;
-          const bytesOk = x.kind === "single" || (x.fileWriteBytesPerAlert ?? Infinity) <= 10 * 1024;
-          return [
-            `${fmt(x.passes)} ${x.kind === "digest" ? "digested" : "single-message"}`,
-            fmt(x.alertsPerPass),
-            fmt(x.messages),
-            ms(x.cpuMsPerAlert, 2),
-            `${fmt(x.cpuMsPerAlertRange[0], 2)}-${fmt(x.cpuMsPerAlertRange[1], 2)}`,
-            ms(x.handOverCpuMsPerAlert, 2),
-            kib(x.fileWriteBytesPerAlert),
-            kib(x.blockWriteBytesPerAlert),
-            kib(x.fileGrowthBytesPerAlert),
-            x.kind === "digest" ? "<= 1 ms, <= 10 KB" : "<= 3 ms",
-            verdict(x.cpuMsPerAlert <= cpuTarget && bytesOk),
-          ];
-        }),
-      ),
-    );
-    parts.push(
-      `  alerts handed over ${fmt(p.alertsHandedOver)}, alerts in Slack ${fmt(p.alertsInSlack)}; one chat.postMessage through the daemon's Slack client alone (no store, back to back): ${ms(p.slackPostCpuMs, 2)} CPU (${fmt(p.slackPosts)} posts)\n`,
-    );
-  }
-  if (r.webhookPaced) {
-    const w = r.webhookPaced;
-    const answers = Object.entries(w.answers)
-      .map(([status, n]) => `${status}: ${fmt(n)}`)
-      .join(", ");
-    parts.push(
-      table(
-        `Webhook burst to retention-sync run (dist/cli.js, state in a SQLite file): ${fmt(w.events)} signed events sent ${w.concurrency} at a time; fake Slack limited to ${w.slackRateLimit}${loadNote(r, "webhook-paced")}`,
-        [
-          "answers",
-          "p50",
-          "p99",
-          "max",
-          "over 10 s",
-          "most failures in a row",
-          "send",
-          "alerts in Slack",
-          "missing",
-          "twice",
-          "messages",
-          "digests",
-          "drain",
-        ],
-        [
-          [
-            answers,
-            ms(w.answerMs.p50),
-            ms(w.answerMs.p99),
-            ms(w.answerMs.max),
-            fmt(w.over10s),
-            fmt(w.maxConsecutiveFailures),
-            sec(w.sendMs),
-            fmt(w.alertsInSlack),
-            fmt(w.missing),
-            fmt(w.duplicated),
-            fmt(w.slackMessages),
-            fmt(w.digestMessages),
-            sec(w.drainMs),
-          ],
-        ],
-      ),
-    );
-    const ok = w.answerMs.p99 < 100 && w.over10s === 0 && !w.wouldDisable && w.missing === 0 && w.duplicated === 0;
-    parts.push(
-      `  targets: p99 < 100 ms, 0 over 10 s, every alert once, endpoint never disabled (emulator rule: ${fmt(10)} failures in a row): ${verdict(ok)}\n` +
-        `  daemon: ${fmt(w.daemon.cpuMsSending)} ms CPU while sending (${fmt(w.daemon.cpuMsSending / w.events, 2)} ms per event), ${fmt(w.daemon.cpuMsToDrained)} ms until drained, RSS max ${fmt(w.daemon.rssMaxMb)} MB, state ${mib(w.daemon.stateBytes.db + w.daemon.stateBytes.wal)}, exit ${w.daemon.exitCode}; sender event-loop delay p99 ${ms(w.senderLoopDelayP99Ms)}\n`,
-    );
-  }
-  if (r.storeOps) {
-    const o = r.storeOps;
-    const row = (name: string, x: StoreOpsRun["enqueueOne"]) => [
-      name,
-      fmt(x.count),
-      ms(x.cpuMs, 3),
-      ms(x.wallMs, 3),
-      kib(x.fileWriteBytes),
-      kib(x.blockWriteBytes),
-    ];
-    parts.push(
-      table(
-        `Outbox queue on the real store (child process; single-alert drafts of ${fmt(o.draftJsonBytes)} bytes of JSON${loadNote(r, "store-ops")})`,
-        ["per message", "messages", "CPU", "wall", "written", "block layer"],
-        [
-          row("enqueue, one per call", o.enqueueOne),
-          row("enqueue, one hand-over transaction", o.enqueueBatch),
-          row("ack (mark sent), one per call", o.ackOne),
-          row("one posted message's bookkeeping", o.postedBookkeeping),
-        ],
-      ),
-    );
-    parts.push(
-      `  scan of ${fmt(o.waitingScanned)} waiting messages, heads only (Outbox.waiting, the sender's scan): median ${ms(o.pendingScan.wallMsMedian)} wall (max ${ms(o.pendingScan.wallMsMax)}), ${ms(o.pendingScan.cpuMsMedian)} CPU over ${o.pendingScan.runs} runs; target < 100 ms: ${verdict(o.pendingScan.wallMsMedian < 100)}\n` +
-        `  the same with every body (Outbox.pending, not on the sender's path): median ${ms(o.bodiesScan.wallMsMedian)} wall (max ${ms(o.bodiesScan.wallMsMax)}), ${ms(o.bodiesScan.cpuMsMedian)} CPU; countPending ${ms(o.countPendingWallMsMedian, 2)}\n`,
-    );
-  }
+  const pg = r.postgres;
+  const note = (section: string) => (engine: StateEngine) =>
+    loadNote(r, engine === "sqlite" ? section : `${section} postgres`);
+  const both = <T>(sqlite: T | undefined, postgres: T | undefined): T[] => [
+    ...(sqlite ? [sqlite] : []),
+    ...(postgres ? [postgres] : []),
+  ];
+  pollPathTables(both(r.pollPath, pg?.pollPath), note("poll-path"), pg, parts);
+  webhookPacedTables(both(r.webhookPaced, pg?.webhookPaced), note("webhook-paced"), pg, parts);
+  storeOpsTables(both(r.storeOps, pg?.storeOps), note("store-ops"), pg, parts);
   for (const g of r.growth ?? []) {
     parts.push(
       table(

@@ -19,13 +19,18 @@ const PASS_SPACING_S = 432;
 const SLACK_POSTS = 100;
 
 /**
- * The daemon's side of the poll-path measurement, alone in this process: a real state file, the
- * API client and the Slack client. Before each measured pass the emulator (in the parent) is told
+ * The daemon's side of the poll-path measurement, alone in this process: a real state store (a
+ * SQLite file, or a database on the bench's Postgres), the API client and the Slack client. Before each measured pass the emulator (in the parent) is told
  * to raise changes; the pass itself (read, hand over, post, every write) is what is measured.
  */
 childMain(async (input: PollPathChildInput) => {
   const sockets = new ClientSocketBytes();
-  const store = await openStateStore(input.stateFile);
+  const store = await openStateStore(input.stateLocation);
+  const target = {
+    stateFile: input.stateFile,
+    serverPid: input.serverPid,
+    serverPort: input.serverPid === undefined ? undefined : Number(new URL(input.stateLocation).port),
+  };
   const logger = silentLogger();
   const config = configSchema.parse({
     slack: { token: input.slackToken, apiUrl: input.slackUrl, messagesPerSecondPerChannel: input.messagesPerSecond },
@@ -77,31 +82,37 @@ childMain(async (input: PollPathChildInput) => {
     const now = await advanceClock();
     await raise(perLens);
     globalThis.gc?.();
-    const span = startSpan(sockets, input.stateFile);
+    const span = startSpan(sockets, target);
     const report = await pipeline.poll({ now, dryRun: false });
-    const handOver = endSpan(span, sockets, input.stateFile);
-    const second = startSpan(sockets, input.stateFile);
+    const handOver = endSpan(span, sockets, target);
+    const second = startSpan(sockets, target);
     let sent = 0;
     // Whatever a pass leaves behind (a 429 pause) belongs to its cost too.
     for (let i = 0; i < 10 && (i === 0 || (await sending.outbox.size()) > 0); i += 1) {
       sent += (await sending.flush())?.sent ?? 0;
     }
-    const delivery = endSpan(second, sockets, input.stateFile);
+    const delivery = endSpan(second, sockets, target);
     const cost = addCosts(handOver, delivery);
     const result: PollPathPass = {
       kind,
       measured,
       alerts: report.alerts,
+      changesRead: report.lenses.reduce((n, lens) => n + lens.fetched, 0),
       messages: sent,
       digestChannels: report.digestChannels.length,
       ...cost,
       handOverCpuMs: handOver.cpuMs,
       handOverFileWriteBytes: handOver.fileWriteBytes,
+      ...(handOver.server ? { handOverServer: handOver.server } : {}),
     };
     progress(
-      `poll path ${kind}${measured ? "" : " (warm-up)"}: ${result.alerts} alerts, ${sent} messages, ` +
+      `poll path ${kind}${measured ? "" : " (warm-up)"}: ${result.alerts} alerts (${result.changesRead} changes read), ${sent} messages, ` +
         `${cost.cpuMs.toFixed(0)} ms CPU (hand-over ${handOver.cpuMs.toFixed(0)}), ` +
-        `${((cost.fileWriteBytes ?? 0) / 1024).toFixed(0)} KiB to files`,
+        `${((cost.fileWriteBytes ?? 0) / 1024).toFixed(0)} KiB to files` +
+        (cost.server
+          ? `; server ${cost.server.cpuMs.toFixed(0)} ms CPU, ${(cost.server.fileWriteBytes / 1024).toFixed(0)} KiB to files ` +
+            `(kernel write_bytes ${(cost.server.writeBytes / 1024).toFixed(0)} KiB)`
+          : ""),
     );
     return result;
   };
@@ -129,7 +140,7 @@ childMain(async (input: PollPathChildInput) => {
       passes,
       slackPostCpuMs: slackPostCpuMs / SLACK_POSTS,
       slackPosts: SLACK_POSTS,
-      stateFileBytes: stateFileBytes(input.stateFile),
+      stateFileBytes: input.stateFile === undefined ? { db: 0, wal: 0 } : stateFileBytes(input.stateFile),
     };
   } finally {
     await client.close();

