@@ -72,6 +72,10 @@ export type Runtime<N extends RuntimeNeeds = RuntimeNeeds> = RuntimeBase &
   (N["slack"] extends true ? SlackPart : Partial<SlackPart>) &
   (N["delivery"] extends true ? DeliveryPart : Partial<DeliveryPart>);
 
+function fenceTerm(fence: Fence): () => number | undefined {
+  return () => fence.epoch;
+}
+
 /** The delivery service of the alert settings: their pacing and retention, their backlog digests. */
 export function createDelivery(
   settings: AlertSettings,
@@ -185,6 +189,7 @@ export async function openRuntime<const N extends RuntimeNeeds>(
         parts.alertSettings = settings;
         parts.delivery = createDelivery(settings, {
           store: needs.fence ? store.fenced(needs.fence) : store,
+          ...(needs.fence ? { term: fenceTerm(needs.fence) } : {}),
           poster: slack ? webClientPoster(slack) : undefined,
           logger,
           signal: needs.signal,

@@ -22,6 +22,11 @@ export interface DeliveryOptions<P> {
   readonly logger: Logger;
   /** Shutdown: flushes stop at the next safe point. */
   readonly signal?: AbortSignal | undefined;
+  /**
+   * The leadership term this process posts in (replicas: the fence's epoch); what delivery keeps in
+   * memory from the store is read again when it changes.
+   */
+  readonly term?: (() => unknown) | undefined;
   /** The clock of sent marks, thread roots and the sender (default Date.now). */
   readonly now?: (() => number) | undefined;
   /** Test overrides (retry delays, crash seam). */
@@ -44,7 +49,7 @@ export class DeliveryService<P = unknown> {
     this.sender = options.poster
       ? new OutboxSender<P>({
           outbox: this.outbox,
-          threads: new ThreadIndex(store, settings.retentionMs, now),
+          threads: new ThreadIndex(store, settings.retentionMs, now, options.term),
           poster: options.poster,
           pacer: new ChannelPacer(settings.messagesPerSecondPerChannel),
           logger: logger.child({ component: "slack-outbox" }),

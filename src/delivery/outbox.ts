@@ -221,21 +221,29 @@ export interface ThreadRef {
 }
 
 /** How many thread roots a ThreadIndex keeps in memory (the people alerted most recently). */
-const REMEMBERED_ROOTS = 10_000;
+const REMEMBERED_ROOTS = 50_000;
 /** A root read from the store is trusted from memory this long (its own expiry is not known). */
 const READ_ROOT_TRUST_MS = 60 * 60_000;
 
 /**
- * Thread roots per (channel, person) in namespace `alerts.threads`, with the recent ones in
- * memory: only the process that leads posts, so what it wrote itself is what the store holds.
+ * Thread roots per (channel, person) in namespace `alerts.threads`, held in memory: only the
+ * process that leads posts, so the roots it read at its first post plus those it wrote since are
+ * all the store holds, and a person with no root costs no read. Past REMEMBERED_ROOTS, the oldest
+ * are forgotten and a root not in memory is read from the store.
  */
 export class ThreadIndex {
   private readonly recent = new Map<string, { readonly ref: ThreadRef; readonly until: number }>();
+  /** Set once every stored root is in `recent` (and none was forgotten since). */
+  private complete = false;
+  private loading: Promise<void> | undefined;
+  private loadedIn: unknown;
 
   constructor(
     private readonly store: StoreScope,
     private readonly retentionMs: number,
     private readonly now: () => number = Date.now,
+    /** The leadership term (replicas): another leader may have written roots between two terms of this one. */
+    private readonly term: () => unknown = () => undefined,
   ) {}
 
   private key(channel: string, threadKey: string): string {
@@ -243,9 +251,23 @@ export class ThreadIndex {
   }
 
   async get(channel: string, threadKey: string): Promise<ThreadRef | undefined> {
+    if (this.loading && this.loadedIn !== this.term()) {
+      this.recent.clear();
+      this.complete = false;
+      this.loading = undefined;
+    }
+    if (!this.loading) {
+      this.loadedIn = this.term();
+      this.loading = this.loadAll().catch((error: unknown) => {
+        this.loading = undefined;
+        throw error;
+      });
+    }
+    await this.loading;
     const key = this.key(channel, threadKey);
     const known = this.recent.get(key);
     if (known && known.until > this.now()) return known.ref;
+    if (this.complete && !known) return undefined;
     const ref = await this.store.namespace(THREADS_NAMESPACE).get<ThreadRef>(key);
     if (ref) this.remember(key, ref, this.now() + Math.min(READ_ROOT_TRUST_MS, this.retentionMs));
     else this.recent.delete(key);
@@ -259,12 +281,23 @@ export class ThreadIndex {
     this.remember(key, ref, this.now() + this.retentionMs);
   }
 
+  /** One read of every live root; a store holding more than memory keeps is read root by root instead. */
+  private async loadAll(): Promise<void> {
+    const all = await this.store.namespace(THREADS_NAMESPACE).entries<ThreadRef>();
+    if (all.length > REMEMBERED_ROOTS) return;
+    // Their own expiry is not known: trusted for the retention from now, at most one retention late.
+    const until = this.now() + this.retentionMs;
+    for (const [key, ref] of all) if (!this.recent.has(key)) this.recent.set(key, { ref, until });
+    this.complete = true;
+  }
+
   private remember(key: string, ref: ThreadRef, until: number): void {
     this.recent.delete(key);
     this.recent.set(key, { ref, until });
     if (this.recent.size > REMEMBERED_ROOTS) {
       const oldest = this.recent.keys().next().value;
       if (oldest !== undefined) this.recent.delete(oldest);
+      this.complete = false;
     }
   }
 }

@@ -27,9 +27,16 @@ const QUEUE_BODIES = `CREATE TABLE IF NOT EXISTS queue_bodies (
    )`;
 // An index entry ends with the rowid (seq): (queue) alone keeps each queue in enqueue order.
 const QUEUE_ORDER = "CREATE INDEX IF NOT EXISTS queue_order ON queue_items(queue)";
-// A body goes with its item (an ack is then one DELETE).
-const QUEUE_BODY_CLEANUP = `CREATE TRIGGER IF NOT EXISTS queue_items_gone AFTER DELETE ON queue_items
-  BEGIN DELETE FROM queue_bodies WHERE seq = old.seq; END`;
+/**
+ * An ack is one statement: the tombstone's insert into `<queue>#acked` deletes the item, and the
+ * item's delete deletes its body. (A waiting item never has a tombstone: enqueue refuses its id.)
+ */
+const QUEUE_TRIGGERS = [
+  `CREATE TRIGGER IF NOT EXISTS queue_items_gone AFTER DELETE ON queue_items
+     BEGIN DELETE FROM queue_bodies WHERE seq = old.seq; END`,
+  `CREATE TRIGGER IF NOT EXISTS queue_item_acked AFTER INSERT ON key_sets WHEN new.name GLOB '*#acked'
+     BEGIN DELETE FROM queue_items WHERE queue = substr(new.name, 1, length(new.name) - 6) AND id = new.key; END`,
+];
 
 const TABLES = [
   `CREATE TABLE IF NOT EXISTS queue_items (
@@ -41,7 +48,6 @@ const TABLES = [
    )`,
   QUEUE_ORDER,
   QUEUE_BODIES,
-  QUEUE_BODY_CLEANUP,
   `CREATE TABLE IF NOT EXISTS key_sets (
      name TEXT NOT NULL,
      key TEXT NOT NULL,
@@ -49,6 +55,7 @@ const TABLES = [
      PRIMARY KEY (name, key)
    ) WITHOUT ROWID`,
   "CREATE INDEX IF NOT EXISTS key_sets_expiry ON key_sets(expires)",
+  ...QUEUE_TRIGGERS,
 ];
 
 async function changesOf(query: Query): Promise<number> {
@@ -77,7 +84,7 @@ async function splitQueueBodies(query: Query, nowMs: number): Promise<number> {
   await query("ALTER TABLE queue_items DROP COLUMN expires");
   await query("ALTER TABLE queue_items ADD COLUMN head TEXT");
   await query(QUEUE_ORDER);
-  await query(QUEUE_BODY_CLEANUP);
+  for (const trigger of QUEUE_TRIGGERS) await query(trigger);
   return moved;
 }
 

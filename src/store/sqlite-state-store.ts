@@ -260,24 +260,15 @@ class SqliteQueue<T, H> implements DurableQueue<T, H> {
   ack(ids: readonly string[], expiresAtMs: number): Promise<void> {
     if (ids.length === 0) return Promise.resolve();
     return this.run(`ack in ${this.name}`, async () => {
-      // The rows go and a small tombstone in a key set remembers each id: an UPDATE that only emptied
-      // a row would leave its page nearly empty (SQLite does not compact pages on UPDATE) for the
-      // whole retention.
-      const list = JSON.stringify(ids);
-      await this.atomic("queue_ack", async () => {
-        await this.query(
-          "DELETE FROM queue_items WHERE queue = ? AND id IN (SELECT value FROM json_each(?))",
-          this.name,
-          list,
-        );
-        await this.query(
-          `INSERT INTO key_sets(name, key, expires) SELECT ?, value, ? FROM json_each(?) WHERE true
-           ON CONFLICT(name, key) DO UPDATE SET expires = max(expires, excluded.expires)`,
-          ackedKeySet(this.name),
-          Math.round(expiresAtMs),
-          list,
-        );
-      });
+      // One statement: the tombstones, whose trigger deletes the items and their bodies (see
+      // QUEUE_TRIGGERS). A deleted row, not an emptied one: SQLite does not compact pages on UPDATE.
+      await this.query(
+        `INSERT INTO key_sets(name, key, expires) SELECT ?, value, ? FROM json_each(?) WHERE true
+         ON CONFLICT(name, key) DO UPDATE SET expires = max(expires, excluded.expires)`,
+        ackedKeySet(this.name),
+        Math.round(expiresAtMs),
+        JSON.stringify(ids),
+      );
     });
   }
 }

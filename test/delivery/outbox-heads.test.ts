@@ -80,10 +80,12 @@ describe("Outbox: heads and bodies", () => {
 
 describe("ThreadIndex", () => {
   /** A scope whose thread namespace counts reads, over a real in-memory store. */
-  function countingScope(scope: StoreScope): { scope: StoreScope; reads: () => number } {
+  function countingScope(scope: StoreScope): { scope: StoreScope; reads: () => number; listings: () => number } {
     let reads = 0;
+    let listings = 0;
     return {
       reads: () => reads,
+      listings: () => listings,
       scope: {
         namespace(name: string): KeyValueNamespace {
           const inner = scope.namespace(name);
@@ -99,7 +101,10 @@ describe("ThreadIndex", () => {
             set: (key, value, ttl) => inner.set(key, value, ttl),
             setMany: (entries, ttl) => inner.setMany(entries, ttl),
             delete: (key) => inner.delete(key),
-            entries: () => inner.entries(),
+            entries: <T>() => {
+              listings += 1;
+              return inner.entries<T>();
+            },
             clear: () => inner.clear(),
           };
         },
@@ -109,23 +114,36 @@ describe("ThreadIndex", () => {
     };
   }
 
-  it("answers the roots it wrote from memory, reads others once, and forgets them when they expire", async () => {
+  it("reads every root once, then answers from memory; a person without a root costs no read", async () => {
     const store = await openStateStore(":memory:");
     let now = 1_000;
+    await store.namespace("alerts.threads").set("hr|p2", { channel: "C1", ts: "2.2" });
     const counting = countingScope(store);
     const threads = new ThreadIndex(counting.scope, 10_000, () => now);
     await threads.set("hr", "p1", { channel: "C1", ts: "1.1" });
     expect(await threads.get("hr", "p1")).toEqual({ channel: "C1", ts: "1.1" });
-    expect(counting.reads()).toBe(0);
-    await store.namespace("alerts.threads").set("hr|p2", { channel: "C1", ts: "2.2" });
     expect(await threads.get("hr", "p2")).toEqual({ channel: "C1", ts: "2.2" });
-    expect(await threads.get("hr", "p2")).toEqual({ channel: "C1", ts: "2.2" });
-    expect(counting.reads()).toBe(1);
     expect(await threads.get("hr", "nobody")).toBeUndefined();
-    expect(counting.reads()).toBe(2);
+    expect(counting.reads()).toBe(0);
+    expect(counting.listings()).toBe(1);
+    // Past a root's time in memory, the store is asked again.
     now += 10_001;
-    await threads.get("hr", "p1");
-    expect(counting.reads()).toBe(3);
+    expect(await threads.get("hr", "p1")).toEqual({ channel: "C1", ts: "1.1" });
+    expect(counting.reads()).toBe(1);
+    await store.close();
+  });
+
+  it("reads the roots again in a new leadership term: another leader may have written some", async () => {
+    const store = await openStateStore(":memory:");
+    let term = 1;
+    const counting = countingScope(store);
+    const threads = new ThreadIndex(counting.scope, 10_000, Date.now, () => term);
+    expect(await threads.get("hr", "p3")).toBeUndefined();
+    await store.namespace("alerts.threads").set("hr|p3", { channel: "C1", ts: "3.3" });
+    expect(await threads.get("hr", "p3")).toBeUndefined();
+    term = 2;
+    expect(await threads.get("hr", "p3")).toEqual({ channel: "C1", ts: "3.3" });
+    expect(counting.listings()).toBe(2);
     await store.close();
   });
 });

@@ -195,6 +195,7 @@ describe("a database written by the previous release (schema 1, queue items with
       expect(await query("PRAGMA user_version")).toEqual([{ user_version: SCHEMA_VERSION }]);
       expect(await query("SELECT name FROM sqlite_master WHERE name LIKE 'queue_%' ORDER BY name")).toEqual([
         { name: "queue_bodies" },
+        { name: "queue_item_acked" },
         { name: "queue_items" },
         { name: "queue_items_gone" },
         { name: "queue_order" },
