@@ -3,6 +3,7 @@ import { dirname, resolve } from "node:path";
 import KeyvSqlite from "@keyv/sqlite";
 import Keyv from "keyv";
 import { StoreError } from "../errors.js";
+import { openSqliteConnection, type SqliteConnection, useConnection } from "./sqlite-connection.js";
 import { ensureSchema, KEYV_PREFIX, KV_TABLE, type Query, type SchemaReport } from "./sqlite-schema.js";
 import type {
   DurableQueue,
@@ -446,6 +447,8 @@ async function configure(query: Query, onDisk: boolean): Promise<void> {
   // process loses nothing committed, a power loss can lose the last commits (not corrupt the file).
   if (onDisk) await query("PRAGMA journal_mode = WAL");
   await query("PRAGMA synchronous = NORMAL");
+  // keyv's table, as @keyv/sqlite makes it (it made it only on its own connection).
+  await query(`CREATE TABLE IF NOT EXISTS ${KV_TABLE}(key VARCHAR(255) PRIMARY KEY, value TEXT )`);
 }
 
 /** After a migration, so that a database written by an earlier release is rewritten without its moved rows. */
@@ -479,13 +482,21 @@ export async function openSqliteStateStore(path: string, nowMs = Date.now()): Pr
     }
   }
   let lastError: unknown;
-  const sqlite = new KeyvSqlite({ uri: `sqlite://${file ?? ":memory:"}`, table: KV_TABLE, busyTimeout: 10_000 });
+  let connection: SqliteConnection;
+  try {
+    connection = await openSqliteConnection(file ?? ":memory:", 10_000);
+  } catch (error) {
+    throw storeFailure("opening", location, error);
+  }
+  // keyv's adapter, made on an in-memory database of its own, then pointed at the store's connection.
+  const sqlite = new KeyvSqlite({ uri: "sqlite://:memory:", table: KV_TABLE });
   const keyv = new Keyv({ store: sqlite, namespace: KEYV_NAMESPACE });
   keyv.on("error", (error: unknown) => {
     lastError = error;
   });
-  const query: Query = (sql, ...params) => sqlite.query(sql, ...params) as Promise<unknown[]>;
+  const { query } = connection;
   try {
+    await useConnection(sqlite, connection);
     await configure(query, onDisk);
     const schema = await ensureSchema(query, location, nowMs);
     await enableIncrementalVacuum(query);
@@ -494,7 +505,7 @@ export async function openSqliteStateStore(path: string, nowMs = Date.now()): Pr
     await store.namespace("meta").set("openedAt", new Date(nowMs).toISOString());
     return { store, schema };
   } catch (error) {
-    await keyv.disconnect().catch(() => undefined);
+    await connection.close().catch(() => undefined);
     if (error instanceof StoreError && lastError === undefined) throw error;
     throw storeFailure("opening", location, lastError ?? error);
   }
