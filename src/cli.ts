@@ -108,6 +108,8 @@ function secretsFromEnv(env: NodeJS.ProcessEnv): string[] {
   const values = [
     env.RETENTION_API_KEY,
     env.SLACK_BOT_TOKEN,
+    env.SLACK_APP_TOKEN,
+    env.SLACK_SIGNING_SECRET,
     ...(env.RETENTION_WEBHOOK_SECRETS ?? "").split(","),
     env.PGPASSWORD,
     statePassword(env.RETENTION_SYNC_STATE),

@@ -34,6 +34,7 @@ export const MIN_SECRET_LENGTH = 6;
  */
 export const SECRET_PATTERNS: readonly SecretPattern[] = [
   { label: "Slack token (pattern xox?-)", regex: /xox[abpr]-[A-Za-z0-9-]{10,}/ },
+  { label: "Slack app-level token (pattern xapp-)", regex: /xapp-[A-Za-z0-9-]{10,}/ },
   { label: "webhook secret (pattern whsec_)", regex: /whsec_[A-Za-z0-9_]{8,}/ },
   { label: "emulator API key (pattern rsk_emu_)", regex: /rsk_emu_(?:r[wo]_)?[0-9a-f]{16,}/ },
 ];
