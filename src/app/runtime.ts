@@ -98,9 +98,7 @@ export function configSecrets(config: Config, env: NodeJS.ProcessEnv = {}): stri
     config.slack.interactivity.signingSecret,
     ...config.alerts.webhook.secrets,
     ...passwords,
-  ].filter(
-    (s): s is string => typeof s === "string" && s.length > 0,
-  );
+  ].filter((s): s is string => typeof s === "string" && s.length > 0);
 }
 
 function requireSettings(config: Config, needs: RuntimeNeeds): void {

@@ -34,6 +34,11 @@ export interface DaemonDeps {
   /** Work the leader does at the start of each term and then every `everyMs` (the shared webhook inbox). */
   readonly whileLeading?: { readonly everyMs: number; readonly run: JobFn } | undefined;
   /**
+   * Connections only the leader holds (Slack's Socket Mode): started when a term begins (not
+   * awaited), stopped when it ends, so Slack sends unacked envelopes to the next leader.
+   */
+  readonly leaderServices?: ReadonlyArray<{ readonly name: string; start(): Promise<void>; stop(): Promise<void> }>;
+  /**
    * The fence of the jobs' store view (the composition root builds the view with it): set to the
    * term's epoch while this daemon leads, cleared when it stops leading.
    */
@@ -130,6 +135,14 @@ export async function startDaemon(deps: DaemonDeps): Promise<RunningDaemon> {
             : reconcile.runOnStart;
         if (runNow) await runner.run("reconcile", reconcileJob);
       })();
+    }
+    for (const service of deps.leaderServices ?? []) {
+      void service
+        .start()
+        .catch((error: unknown) =>
+          logger.error({ err: error, service: service.name }, "a leader service failed to start"),
+        );
+      stops.push(() => service.stop());
     }
     const loops: Array<Promise<void>> = [];
     const poll = deps.poll;

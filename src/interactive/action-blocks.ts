@@ -47,7 +47,12 @@ export function canStopTracking(target: ActionTarget): boolean {
 function urlButtons(links: ActionLinks): InteractiveElement[] {
   const buttons: InteractiveElement[] = [];
   if (links.profileUrl) {
-    buttons.push({ type: "button", action_id: ACTION_IDS.profile, text: plain("Open profile ↗"), url: links.profileUrl });
+    buttons.push({
+      type: "button",
+      action_id: ACTION_IDS.profile,
+      text: plain("Open profile ↗"),
+      url: links.profileUrl,
+    });
   }
   if (links.dashboardUrl) {
     buttons.push({

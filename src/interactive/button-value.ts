@@ -43,18 +43,23 @@ export function personRef(threadKey: string): string {
     : hashed(threadKey, 24);
 }
 
-const compactChangeKey = (key: string): string =>
-  key.length <= 40 && !key.includes("|") ? key : hashed(key, 16);
+const compactChangeKey = (key: string): string => (key.length <= 40 && !key.includes("|") ? key : hashed(key, 16));
 
 const jsonValueSchema = z.object({
   v: z.literal(1),
   l: z.enum(["r", "p"]),
   o: z.number().int().nonnegative(),
   e: z.number().int().positive().optional(),
-  u: z.url({ protocol: /^https$/ }).max(MAX_BUTTON_VALUE).optional(),
+  u: z
+    .url({ protocol: /^https$/ })
+    .max(MAX_BUTTON_VALUE)
+    .optional(),
   p: z.string().min(1).max(80),
   c: z.string().min(1).max(200),
-  n: z.string().max(MAX_NAME * 4).optional(),
+  n: z
+    .string()
+    .max(MAX_NAME * 4)
+    .optional(),
 });
 
 const LENS_CODE = { retention: "r", poaching: "p" } as const;
@@ -101,7 +106,9 @@ export function encodeOptionValue(verb: OptionVerb, days: number | undefined, ta
     compactChangeKey(target.changeKey),
   ];
   const value = COMPACT_PREFIX + parts.join("|");
-  return value.length <= MAX_OPTION_VALUE ? value : COMPACT_PREFIX + [...parts.slice(0, 5), target.personRef, ""].join("|");
+  return value.length <= MAX_OPTION_VALUE
+    ? value
+    : COMPACT_PREFIX + [...parts.slice(0, 5), target.personRef, ""].join("|");
 }
 
 export type DecodedValue =

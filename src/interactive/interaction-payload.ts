@@ -40,7 +40,10 @@ const payloadSchema = z.object({
       blocks: z.array(z.unknown()).max(100).optional(),
     })
     .optional(),
-  response_url: z.url({ protocol: /^https?$/ }).max(2000).optional(),
+  response_url: z
+    .url({ protocol: /^https?$/ })
+    .max(2000)
+    .optional(),
   actions: z.array(actionSchema).min(1).max(25),
 });
 
@@ -100,7 +103,8 @@ type Decision =
 
 function decide(action: z.infer<typeof actionSchema>): Decision {
   const id = action.action_id;
-  if (id === ACTION_IDS.profile || id === ACTION_IDS.dashboard) return { ok: false, reason: "a URL button (Slack opens the link)" };
+  if (id === ACTION_IDS.profile || id === ACTION_IDS.dashboard)
+    return { ok: false, reason: "a URL button (Slack opens the link)" };
   const buttonKind = BUTTON_KINDS[id];
   if (buttonKind) {
     const decoded = decodeValue(action.value);
@@ -109,10 +113,12 @@ function decide(action: z.infer<typeof actionSchema>): Decision {
   }
   if (id === ACTION_IDS.snooze || id === ACTION_IDS.digestMenu) {
     const decoded = decodeValue(action.selected_option?.value);
-    if (!decoded.ok || decoded.verb === undefined) return { ok: false, reason: decoded.ok ? "no verb in the option" : decoded.reason };
+    if (!decoded.ok || decoded.verb === undefined)
+      return { ok: false, reason: decoded.ok ? "no verb in the option" : decoded.reason };
     const fromDigest = id === ACTION_IDS.digestMenu;
     if (decoded.verb === "snooze") {
-      if (decoded.days === undefined || !SNOOZE_DAY_CHOICES.has(decoded.days)) return { ok: false, reason: "a snooze length this program does not offer" };
+      if (decoded.days === undefined || !SNOOZE_DAY_CHOICES.has(decoded.days))
+        return { ok: false, reason: "a snooze length this program does not offer" };
       return { ok: true, kind: "snooze", days: decoded.days, target: decoded.target, fromDigest };
     }
     if (id === ACTION_IDS.snooze) return { ok: false, reason: "the snooze menu carries only snoozes" };
@@ -131,7 +137,10 @@ export function parseInteraction(body: unknown): ParsedInteraction {
     const type = (body as { type?: unknown } | null)?.type;
     return {
       ok: false,
-      reason: type === "block_actions" ? "a block_actions payload without the fields we need" : `payload type ${JSON.stringify(typeof type === "string" ? type.slice(0, 40) : typeof type)}`,
+      reason:
+        type === "block_actions"
+          ? "a block_actions payload without the fields we need"
+          : `payload type ${JSON.stringify(typeof type === "string" ? type.slice(0, 40) : typeof type)}`,
     };
   }
   const payload = parsed.data;
