@@ -176,6 +176,7 @@ export async function startConfiguredDaemon(
               health.statusNote("slack-socket", `slack socket mode: ${state}`);
             },
             beforeApply: seams.beforeApplyPress,
+            leading: () => fence.epoch !== undefined || !replicas,
           })
         : undefined;
     if (interactive.mode !== "off" && !slack) {
@@ -191,7 +192,13 @@ export async function startConfiguredDaemon(
       store: shared,
       metrics,
       health,
-      ops: { host: config.daemon.host, port: config.daemon.port },
+      ops: {
+        host: config.daemon.host,
+        port: config.daemon.port,
+        routes: interactivity?.httpRoute
+          ? { [interactivity.httpRoute.path]: interactivity.httpRoute.handler }
+          : undefined,
+      },
       shutdownGraceMs: config.daemon.shutdownGraceSeconds * 1000,
       poll: alerts?.poll,
       reconcile,

@@ -7,7 +7,7 @@ import type { HealthMonitor } from "./health-monitor.js";
 import { type JobFn, JobRunner } from "./job-runner.js";
 import { LeaderFence, type Leadership, replicaLeadership, singleInstance, type Term } from "./leadership.js";
 import type { Metrics } from "./metrics.js";
-import { startOpsServer } from "./ops-server.js";
+import { type OpsRoute, startOpsServer } from "./ops-server.js";
 
 export interface DaemonDeps {
   /** Aborted when shutdown begins; the composition root hands its signal to the adapters too. */
@@ -16,7 +16,12 @@ export interface DaemonDeps {
   readonly store: StateStore;
   readonly metrics: Metrics;
   readonly health: HealthMonitor;
-  readonly ops: { readonly host: string; readonly port: number };
+  readonly ops: {
+    readonly host: string;
+    readonly port: number;
+    /** Extra endpoints (Slack's HTTP interactivity, `slack.interactivity.path`). */
+    readonly routes?: Readonly<Record<string, OpsRoute>> | undefined;
+  };
   readonly shutdownGraceMs: number;
   /** The alerts poller: one pass per interval, the next pass starting `intervalSeconds` after the last one ended. */
   readonly poll?: { readonly intervalSeconds: number; readonly run: JobFn } | undefined;

@@ -2,6 +2,7 @@ import type { WebClient } from "@slack/web-api";
 import type { Logger } from "../logger.js";
 import type { StateStore } from "../store/state-store.js";
 import { ActionJournal } from "./action-journal.js";
+import { slackInteractivityHandler } from "./http-endpoint.js";
 import { InteractiveActions, type InteractiveActionsDeps } from "./interactive-actions.js";
 import type { InteractivitySettings } from "./interactive-settings.js";
 import { webClientInteractiveSlack } from "./interactive-slack.js";
@@ -19,6 +20,8 @@ export interface InteractivityWiring {
   readonly onOutcome?: InteractiveActionsDeps["onOutcome"];
   readonly onSocketState?: ((state: SocketState) => void) | undefined;
   readonly beforeApply?: InteractiveActionsDeps["beforeApply"];
+  /** HTTP mode: whether this replica leads (only the leader applies presses). */
+  readonly leading?: (() => boolean) | undefined;
 }
 
 export interface Interactivity {
@@ -27,6 +30,10 @@ export interface Interactivity {
   readonly transport: SocketTransport | undefined;
   /** What the leader runs each term: apply presses a crash left, then open the socket. */
   readonly leaderService: { readonly name: string; start(): Promise<void>; stop(): Promise<void> };
+  /** HTTP mode only: the ops server route (`slack.interactivity.path`) and its handler. */
+  readonly httpRoute:
+    | { readonly path: string; readonly handler: ReturnType<typeof slackInteractivityHandler> }
+    | undefined;
 }
 
 /** The buttons' machinery from the settings: the actions, and in Socket Mode the connection. */
@@ -55,9 +62,23 @@ export function createInteractivity(wiring: InteractivityWiring): Interactivity 
           onState: wiring.onSocketState,
         })
       : undefined;
+  const { signingSecret } = wiring.settings;
+  const httpRoute =
+    wiring.settings.mode === "http" && signingSecret
+      ? {
+          path: wiring.settings.path,
+          handler: slackInteractivityHandler({
+            signingSecret,
+            logger,
+            leading: wiring.leading ?? (() => true),
+            receive: (body, ack) => actions.receive(body, ack),
+          }),
+        }
+      : undefined;
   return {
     actions,
     transport,
+    httpRoute,
     leaderService: {
       name: "slack-interactivity",
       async start() {

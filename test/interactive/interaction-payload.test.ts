@@ -53,11 +53,19 @@ describe("parseInteraction", () => {
 
   it("reads a snooze choice from the select and from a digest's menu", () => {
     const select = parseInteraction(
-      payload({ action_id: "rs_snooze", type: "static_select", selected_option: { value: encodeOptionValue("snooze", 90, target) } }),
+      payload({
+        action_id: "rs_snooze",
+        type: "static_select",
+        selected_option: { value: encodeOptionValue("snooze", 90, target) },
+      }),
     );
     expect(select).toMatchObject({ ok: true, press: { kind: "snooze", days: 90, fromDigest: false } });
     const menu = parseInteraction(
-      payload({ action_id: "rs_menu", type: "overflow", selected_option: { value: encodeOptionValue("ack", undefined, target) } }),
+      payload({
+        action_id: "rs_menu",
+        type: "overflow",
+        selected_option: { value: encodeOptionValue("ack", undefined, target) },
+      }),
     );
     expect(menu).toMatchObject({ ok: true, press: { kind: "ack", fromDigest: true } });
   });
@@ -81,9 +89,20 @@ describe("parseInteraction", () => {
       payload({ action_id: "someone_elses", type: "button", value: encodeButtonValue(target) }),
       payload({ action_id: "rs_ack", type: "button", value: "not ours" }),
       payload({ action_id: "rs_ack", type: "button" }),
-      payload({ action_id: "rs_snooze", type: "static_select", selected_option: { value: encodeOptionValue("snooze", 3, target) } }),
-      payload({ action_id: "rs_snooze", type: "static_select", selected_option: { value: encodeOptionValue("untrack", undefined, target) } }),
-      payload({ action_id: "rs_ack", type: "button", value: encodeButtonValue(target) }, { user: { id: "not-a-user" } }),
+      payload({
+        action_id: "rs_snooze",
+        type: "static_select",
+        selected_option: { value: encodeOptionValue("snooze", 3, target) },
+      }),
+      payload({
+        action_id: "rs_snooze",
+        type: "static_select",
+        selected_option: { value: encodeOptionValue("untrack", undefined, target) },
+      }),
+      payload(
+        { action_id: "rs_ack", type: "button", value: encodeButtonValue(target) },
+        { user: { id: "not-a-user" } },
+      ),
       payload({ action_id: "rs_ack", type: "button", value: encodeButtonValue(target) }, { actions: [] }),
       payload(
         { action_id: "rs_ack", type: "button", value: encodeButtonValue(target) },
