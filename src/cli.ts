@@ -51,6 +51,14 @@ const COMMANDS: Readonly<Record<string, CommandEntry>> = {
     usage: "check [--config PATH]",
     load: () => import("./commands/check.js"),
   },
+  actions: {
+    summary: "list the Slack button presses (acknowledge, snooze, stop tracking) journaled in the state store",
+    usage:
+      "actions [--since DURATION] [--json] [--config PATH]\n" +
+      "  --since DURATION  presses journaled within this long ago (default 7d; 90d are kept)\n" +
+      "  --json            one object per press: time, user, action, person, change, outcome",
+    load: () => import("./commands/actions.js"),
+  },
   emulator: {
     summary: "run the local emulator of API v1",
     usage:
