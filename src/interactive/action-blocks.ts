@@ -102,6 +102,44 @@ export function alertActionsBlock(target: ActionTarget, links: ActionLinks, stat
   return { type: "actions", block_id: BLOCK_IDS.actions, elements };
 }
 
+/**
+ * The overflow menu of one person's line in a digest: Acknowledge, Snooze 7/30/90 days, and Stop
+ * tracking… for own employees. Menu options cannot carry a confirmation each, so Stop tracking
+ * answers with an ephemeral message whose button asks Slack's confirmation (`untrackConfirmBlocks`).
+ */
+export function digestMenu(target: ActionTarget): InteractiveElement {
+  const options: OptionObject[] = [
+    { text: plain("Acknowledge"), value: encodeOptionValue("ack", undefined, target) },
+    ...snoozeOptions(target),
+  ];
+  if (canStopTracking(target)) {
+    options.push({ text: plain("Stop tracking…"), value: encodeOptionValue("untrack", undefined, target) });
+  }
+  return { type: "overflow", action_id: ACTION_IDS.digestMenu, options };
+}
+
+/** The ephemeral answer to Stop tracking chosen in a digest: the real button, with its confirmation. */
+export function untrackConfirmBlocks(target: ActionTarget): Block[] {
+  const who = target.name ?? `employee ${target.employeeId ?? "?"}`;
+  return [
+    { type: "section", text: { type: "mrkdwn", text: truncate(`Stop tracking ${who}? The seat is released.`, 3000) } },
+    {
+      type: "actions",
+      block_id: BLOCK_IDS.actions,
+      elements: [
+        {
+          type: "button",
+          action_id: ACTION_IDS.untrack,
+          text: plain("Stop tracking"),
+          value: encodeButtonValue(target),
+          style: "danger",
+          confirm: stopTrackingConfirm(target.name),
+        },
+      ],
+    },
+  ];
+}
+
 /** The URL buttons already on a message (kept as they are when the message is updated). */
 export function linksOf(block: unknown): ActionLinks {
   const elements = (block as { elements?: unknown } | undefined)?.elements;

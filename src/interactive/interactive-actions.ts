@@ -4,6 +4,7 @@ import type { Logger } from "../logger.js";
 import { canonicalProfileUrl } from "../roster/canonical-profile-url.js";
 import { keepUntracked } from "../roster/kept-untracked.js";
 import type { StateStore, StoreScope } from "../store/state-store.js";
+import { untrackConfirmBlocks } from "./action-blocks.js";
 import type { ActionJournal, JournalEntry } from "./action-journal.js";
 import { type AccessPolicy, authorize, groupsFor } from "./authorize.js";
 import { type Press, parseInteraction } from "./interaction-payload.js";
@@ -85,6 +86,16 @@ export class InteractiveActions {
       this.deps.onOutcome?.(press.kind, "refused");
       await this.tell(press, decision.message);
       return "refused";
+    }
+    if (press.kind === "untrack" && press.fromDigest) {
+      // A menu option cannot ask Slack's confirmation: the answer is the real button, which does.
+      await ack();
+      await this.tell(
+        press,
+        `Stop tracking ${press.target.name ?? "this person"}?`,
+        untrackConfirmBlocks(press.target),
+      );
+      return "ignored";
     }
     const entry: JournalEntry = { id: press.id, press, outcome: "pending", journaledAt };
     await journal.put(entry);
@@ -207,9 +218,9 @@ export class InteractiveActions {
     await this.tell(press, said[action.kind]);
   }
 
-  private async tell(press: Press, text: string): Promise<void> {
+  private async tell(press: Press, text: string, blocks?: readonly unknown[]): Promise<void> {
     await this.deps.slack
-      .postEphemeral({ channel: press.channel, user: press.userId, text, threadTs: press.threadTs })
+      .postEphemeral({ channel: press.channel, user: press.userId, text, blocks, threadTs: press.threadTs })
       .catch((error: unknown) =>
         this.deps.logger.warn(
           { err: error, channel: press.channel },
