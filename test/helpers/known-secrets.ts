@@ -5,8 +5,8 @@
  * (test/helpers/start-emulator.ts), webhook signing secrets (harvested from the emulator's state
  * dump when a test emulator closes, or at the end of the file), the fake Slack's bot and app-level
  * tokens and signing secret (test/helpers/fake-slack.ts), the tiny service's keys
- * (test/cli/cli-harness.ts) and every value passed as `secrets` to `createLogger` (which covers the API key, Slack token and webhook
- * secrets of every config a runtime is opened with).
+ * (test/cli/cli-harness.ts) and every value passed as `secrets` to `createLogger` (which covers the
+ * API key, Slack token and webhook secrets of every config a runtime is opened with).
  * A test that makes up a secret some other way calls `registerSecret(value, "what it is")` once.
  * `SECRET_PATTERNS` is the safety net for values nobody registered.
  *
