@@ -98,6 +98,14 @@ describe("chat.update, chat.postEphemeral, usergroups.users.list", () => {
     expect(slack.updates()).toHaveLength(2);
   });
 
+  it("chat.update edits a direct message by its DM id", async () => {
+    const dm = await client.conversations.open({ users: "UMANAGER01" });
+    const dmId = dm.channel?.id ?? "";
+    const posted = await client.chat.postMessage({ channel: dmId, text: "psst" });
+    await client.chat.update({ channel: dmId, ts: posted.ts ?? "", text: "psst (edited)" });
+    expect(slack.posted(dmId).map((m) => m.text)).toEqual(["psst (edited)"]);
+  });
+
   it("chat.update answers message_not_found and channel_not_found", async () => {
     const { channel } = await postCard();
     await expect(client.chat.update({ channel, ts: "1.000001", text: "x" })).rejects.toMatchObject({
@@ -250,6 +258,19 @@ describe("response_url", () => {
     ]);
     // chat.update calls only
     expect(slack.updates()).toEqual([]);
+  });
+
+  it("in_channel posts a new message for everyone; delete_original removes the message", async () => {
+    const { channel, ts, responseUrl } = await pressed();
+    await post(responseUrl, { response_type: "in_channel", text: "Ada was acknowledged" });
+    expect(slack.posted("hr-alerts").map((m) => m.text)).toEqual(["Ada may leave", "Ada was acknowledged"]);
+    expect((await post(responseUrl, { delete_original: true })).status).toBe(200);
+    expect(slack.posted("hr-alerts").map((m) => m.ts)).not.toContain(ts);
+    expect(slack.ephemerals().map((e) => [e.responseType, e.deleteOriginal, e.replaceOriginal])).toEqual([
+      ["in_channel", undefined, false],
+      [undefined, true, false],
+    ]);
+    expect(slack.ephemerals()[1]).toMatchObject({ channel, user: "UMANAGER01" });
   });
 
   it("takes five posts, then answers used_url; an unknown one expired_url", async () => {
