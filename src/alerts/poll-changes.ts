@@ -244,6 +244,7 @@ export async function pollOnce(
       unrouted: report.unrouted,
       caughtAll: report.caughtAll,
       enqueued: report.enqueued,
+      snoozed: report.snoozed,
       digestChannels: report.digestChannels,
       sent: report.flush?.sent,
       pending: report.flush?.pending,
