@@ -11,8 +11,10 @@ import {
 import type { Logger } from "../logger.js";
 import type { KeyValueNamespace } from "../store/state-store.js";
 import { canonicalProfileUrl } from "./canonical-profile-url.js";
+import type { KeptUntracked } from "./kept-untracked.js";
 import {
   type DeferredItem,
+  type KeptPerson,
   type Named,
   type PlanStep,
   type ReconcilePlan,
@@ -70,6 +72,8 @@ export interface ApplyResult {
   readonly writeRequests: number;
   readonly interrupted: boolean;
   readonly retryAfterSeconds?: number;
+  /** Track steps not sent: the person was stopped in Slack after the plan was made (`heldNow`). */
+  readonly keptUntracked?: readonly KeptPerson[];
 }
 
 export interface ApplyDeps {
@@ -82,6 +86,11 @@ export interface ApplyDeps {
   readonly fingerprint: string;
   readonly now: () => Date;
   readonly onProgress?: (done: number, total: number, step: PlanStep) => void;
+  /**
+   * The hold of a person stopped in Slack, read just before their track step: a stop made while
+   * the run was planning or applying is kept (the step is skipped), not overridden by this run.
+   */
+  readonly heldNow?: (url: string) => Promise<KeptUntracked | undefined>;
 }
 
 const SKIP_REASONS: Record<string, DeferReason> = {
@@ -158,6 +167,7 @@ export async function applyPlan(plan: ReconcilePlan, deps: ApplyDeps): Promise<A
   const deferred: DeferredItem[] = [];
   const refusals: Refusal[] = [];
   const failures: StepFailure[] = [];
+  const kept: KeptPerson[] = [];
   let writeRequests = 0;
   let interrupted = false;
   let retryAfterSeconds: number | undefined;
@@ -190,6 +200,13 @@ export async function applyPlan(plan: ReconcilePlan, deps: ApplyDeps): Promise<A
     const blocked = stopAll ?? (seatTaking(step) ? stopSeats : undefined);
     if (blocked && (step.kind === "add" || step.kind === "revive" || step.kind === "track")) {
       deferStep(step, blocked);
+      continue;
+    }
+    const hold = step.kind === "track" ? await deps.heldNow?.(step.url) : undefined;
+    if (step.kind === "track" && hold !== undefined) {
+      kept.push({ url: step.url, id: step.id, who: step.who, stoppedBy: hold.stoppedBy, stoppedAt: hold.stoppedAt });
+      await journal({ completed: false, stepsDone: index + 1 });
+      deps.onProgress?.(index + 1, total, step);
       continue;
     }
     try {
@@ -277,5 +294,6 @@ export async function applyPlan(plan: ReconcilePlan, deps: ApplyDeps): Promise<A
     writeRequests,
     interrupted,
     ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}),
+    ...(kept.length > 0 ? { keptUntracked: kept } : {}),
   };
 }

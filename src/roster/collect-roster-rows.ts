@@ -24,6 +24,9 @@ export interface RosterPerson {
   /** The HR job title: alert cards show it as HR data beside the profile's title. */
   readonly title?: string;
   readonly managerEmail?: string;
+  /** The status cell and termination date cell as written (an in-scope row: active, or a date to come). */
+  readonly status?: string;
+  readonly terminationDate?: string;
   /** Whether the service should track them: false for `roster.untrackedDepartments`. */
   readonly tracked: boolean;
 }
@@ -346,6 +349,10 @@ export class RosterRowCollector {
       department,
       title: this.shared(cell(cells, this.columns, "title")),
       managerEmail: this.shared(cell(cells, this.columns, "managerEmail")),
+      // Kept for the row signature of a person stopped by hand (kept-untracked): a new status or
+      // a termination date to come ends that hold.
+      status: this.shared(cell(cells, this.columns, "status")),
+      terminationDate: this.shared(cell(cells, this.columns, "terminationDate")),
     };
     return person as RosterPerson;
   }

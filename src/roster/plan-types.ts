@@ -78,6 +78,30 @@ export interface GuardHold {
   readonly people: readonly (Named & { readonly id: number; readonly tracked: boolean })[];
 }
 
+/**
+ * A person stopped by hand in Slack (the `roster.keptUntracked` hold) whom the HRIS row would have
+ * tracked again: the plan has no track step for them. `id` is the service's; `stoppedBy` a Slack user id.
+ */
+export interface KeptPerson {
+  readonly url: string;
+  readonly id: number;
+  readonly who: Who;
+  readonly stoppedBy: string;
+  readonly stoppedAt: string;
+}
+
+/**
+ * Why a hold ends: the HRIS row changed since the first run after the stop, someone tracked the
+ * person again on the service, the person was archived or erased, or the service holds another row
+ * for the profile than the one stopped (erased and added again).
+ */
+export type HoldEndCause = "row-changed" | "tracked-again" | "archived" | "erased" | "other-row";
+
+/** A hold this run ends (a real run deletes it; normal planning resumes for the person). */
+export interface EndedHold extends KeptPerson {
+  readonly cause: HoldEndCause;
+}
+
 /** The reconcile plan as a value: `planReconcile` makes it, `--dry-run` prints it, `applyPlan` executes it. */
 export interface ReconcilePlan {
   readonly steps: readonly PlanStep[];
@@ -94,4 +118,6 @@ export interface ReconcilePlan {
   readonly heldForBrokenRows: number;
   readonly waitingToArchive: number;
   readonly unknownLeftAlone: number;
+  /** People stopped by hand in Slack whom the plan leaves untracked (no track step): shown, never applied. */
+  readonly keptUntracked?: readonly KeptPerson[];
 }

@@ -1,5 +1,5 @@
 import { cleanValue } from "./canonical-profile-url.js";
-import type { Named, StepReason, Who } from "./plan-types.js";
+import type { EndedHold, HoldEndCause, KeptPerson, Named, StepReason, Who } from "./plan-types.js";
 
 /**
  * The words of a named plan: who a person is and why a step is planned, one phrase each, shared
@@ -64,4 +64,32 @@ export function describeNamed(person: Named): string {
 export function collapse(lines: readonly string[], limit: number): string[] {
   if (lines.length <= limit) return [...lines];
   return [...lines.slice(0, limit), `...and ${lines.length - limit} more, see --json`];
+}
+
+const HOLD_ENDS: Record<HoldEndCause, string> = {
+  "row-changed": "HRIS row changed",
+  "tracked-again": "tracked again on the service",
+  archived: "archived",
+  erased: "no longer on the service (erased)",
+  "other-row": "the service has another row for this profile now",
+};
+
+/** Why a hold ended, in words: `hold ended: HRIS row changed`. */
+export function describeHoldEnd(cause: HoldEndCause): string {
+  return `hold ended: ${HOLD_ENDS[cause]}`;
+}
+
+/** `stopped in Slack by U123 on 2026-11-20`: who is the Slack user id, as stored. */
+export function describeStop(person: KeptPerson, by: string = cleanValue(person.stoppedBy, 40)): string {
+  return `stopped in Slack by ${by} on ${day(person.stoppedAt)}`;
+}
+
+/** A line of the "kept untracked (stopped in Slack)" list. */
+export function keptLine(person: KeptPerson): string {
+  return `${describeWho(person.who, person.url)} - ${describeStop(person)}`;
+}
+
+/** A line of the "holds ended" list. */
+export function endedHoldLine(hold: EndedHold): string {
+  return `${describeWho(hold.who, hold.url)} - ${describeHoldEnd(hold.cause)} (${describeStop(hold)})`;
 }

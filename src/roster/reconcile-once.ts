@@ -9,6 +9,7 @@ import type { StateStore } from "../store/state-store.js";
 import { type ApplyResult, applyPlan } from "./apply-plan.js";
 import { canonicalProfileUrl } from "./canonical-profile-url.js";
 import { advanceMemory, diffRoster, type ServicePerson, withPlannedArchiveTimes } from "./diff-roster.js";
+import { keptUntrackedNow, loadKeptUntracked, settleKeptUntracked } from "./kept-untracked.js";
 import { canWrite, READ_ONLY_FIX, ReadOnlyKeyError } from "./key-scopes.js";
 import { planReconcile, refusedPlan } from "./plan-reconcile.js";
 import type { Finding, PlanStep } from "./plan-types.js";
@@ -28,6 +29,7 @@ import {
   settingsDigest,
 } from "./saved-plan.js";
 import { refusedBudget, seatBudget } from "./seat-budget.js";
+import { holdsEndedByArchive, settleHolds } from "./settle-holds.js";
 import { loadRosterMemory, saveRosterMemory } from "./stored-roster-memory.js";
 
 export interface ReconcileDeps {
@@ -185,6 +187,8 @@ export async function reconcileOnce(deps: ReconcileDeps, options: ReconcileOptio
     );
   }
   const memory = await loadRosterMemory(store, logger);
+  // People stopped by hand in Slack: read once per run, settled against this export and roster.
+  const holds = await loadKeptUntracked(store);
   const exported = exportInfo(roster, memory, resumedRun !== undefined, started, rules.staleAfter);
   if (exported.stale) {
     const message =
@@ -200,7 +204,7 @@ export async function reconcileOnce(deps: ReconcileDeps, options: ReconcileOptio
     service.people,
     started,
   );
-  const diff = diffRoster({
+  const fullDiff = diffRoster({
     desired: roster,
     exclusions: roster.exclusions,
     brokenRows: roster.problems,
@@ -215,7 +219,17 @@ export async function reconcileOnce(deps: ReconcileDeps, options: ReconcileOptio
     maxMonthlyUsd: rules.maxMonthlyUsd,
     now: started,
   });
-  const plan = planReconcile({ diff, budget, rules: { ...rules, allowMassArchive } });
+  // Before the plan: a held person's track is taken out of the diff, so it takes no seat either.
+  const settled = settleHolds({
+    holds,
+    desired: roster,
+    current: service.people,
+    diff: fullDiff,
+    identities: advanced.identities,
+    startedAt: started,
+  });
+  const planned = planReconcile({ diff: settled.diff, budget, rules: { ...rules, allowMassArchive } });
+  const plan = settled.kept.length > 0 ? { ...planned, keptUntracked: settled.kept } : planned;
 
   const notices: string[] = [];
   if (saved || options.onPlan) {
@@ -250,6 +264,10 @@ export async function reconcileOnce(deps: ReconcileDeps, options: ReconcileOptio
     // archived (and this export would not count as a missing one). See the integration test "a run
     // cut short".
     await saveRosterMemory(store, withPlannedArchiveTimes(advanced, steps.steps, now()));
+    // Also before the apply: the holds' decisions rest only on what this run read (export, roster),
+    // so a run cut short and finished by the next one decides the same; a hold ended here has its
+    // person planned as usual (a track now, or by the next run after a crash).
+    await settleKeptUntracked(store, { record: settled.record, end: settled.ended });
     applied = await applyPlan(steps, {
       client,
       journal: journalNs,
@@ -259,7 +277,19 @@ export async function reconcileOnce(deps: ReconcileDeps, options: ReconcileOptio
       now,
       ...(options.signal ? { signal: options.signal } : {}),
       ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+      heldNow: (url) => keptUntrackedNow(store, url),
     });
+  }
+
+  // A hold ends once its person is archived: after the apply, only for archives done.
+  const archivedHolds = holdsEndedByArchive(settled.standing, steps.steps, applied);
+  if (!dryRun && archivedHolds.length > 0) {
+    try {
+      await settleKeptUntracked(store, { end: archivedHolds });
+    } catch (error) {
+      // Not lost: the next run finds them archived on the service and ends the holds then.
+      logger.warn({ component: "reconcile", err: error }, "holds of archived people not deleted; the next run does");
+    }
   }
 
   const report = buildReport({
@@ -277,6 +307,7 @@ export async function reconcileOnce(deps: ReconcileDeps, options: ReconcileOptio
     resumedRun,
     findings,
     notices,
+    holdsEnded: [...settled.ended, ...archivedHolds],
   });
   const final = dryRun ? report : await quietRepeat(store, report);
   logger.info(
@@ -290,6 +321,8 @@ export async function reconcileOnce(deps: ReconcileDeps, options: ReconcileOptio
         deferred: { ...final.deferred, items: undefined },
         refusals: final.refusals.length,
         failures: final.failures.length,
+        keptUntracked: final.keptUntracked.length,
+        holdsEnded: final.holdsEnded.length,
       },
     },
     "reconcile finished",

@@ -14,8 +14,9 @@ interface LastReport {
 
 /**
  * What a report says, for telling a repeat from news: the export, the outcome, what needs
- * attention and what was planned. Two runs of one export that change nothing and find nothing new
- * have the same gist (a stale export's age in days is part of it: a daily reminder).
+ * attention, what was planned and how many people stopped in Slack are kept untracked. Two runs
+ * of one export that change nothing and find nothing new have the same gist (a stale export's age
+ * in days is part of it: a daily reminder).
  */
 export function reportGist(report: ReconcileReport): string {
   return JSON.stringify([
@@ -24,12 +25,13 @@ export function reportGist(report: ReconcileReport): string {
     report.attention,
     report.planned,
     report.deferred.byReason,
+    report.keptUntracked.length,
   ]);
 }
 
 /**
  * Marks a report `quiet` when it tells nothing new since the last one posted: no write, no refusal
- * or failure, and either the same gist, or a routine run of the export the last post was about
+ * or failure, no hold ended, and either the same gist, or a routine run of the export the last post was about
  * (what needed attention in it was said then). The daemon and the command skip the ops post of a
  * quiet report, so one export read every minute posts once, not every minute; each new export
  * posts (a daily routine report), and a run that writes always posts. Dry runs never get here.
@@ -38,7 +40,11 @@ export async function quietRepeat(store: StateStore, report: ReconcileReport): P
   const ns = store.namespace(REPORTS_NAMESPACE);
   const gist = reportGist(report);
   const exported = report.export?.fingerprint ?? report.file;
-  const acted = report.writeRequests > 0 || report.refusals.length > 0 || report.failures.length > 0;
+  const acted =
+    report.writeRequests > 0 ||
+    report.refusals.length > 0 ||
+    report.failures.length > 0 ||
+    report.holdsEnded.length > 0;
   const last = await ns.get<LastReport>(LAST_REPORT_KEY);
   const sameExport = last?.export === exported;
   if (!acted && (last?.gist === gist || (sameExport && report.outcome === "routine"))) {

@@ -1,5 +1,8 @@
 import type { Block as SlackBlock, SlackMessage } from "../slack/slack-message.js";
+import { escapeMrkdwn, singleLine } from "../slack/slack-text.js";
 import { ROW_ERROR_REASONS } from "./collect-roster-rows.js";
+import type { EndedHold, KeptPerson } from "./plan-types.js";
+import { describeHoldEnd, describeStop, describeWho } from "./plan-words.js";
 import { type ReconcileReport, ROUTINE_DEFERRALS } from "./report.js";
 import { deferredLine, failureLine, refusalLine, stepLine, stepSections } from "./report-text.js";
 
@@ -35,6 +38,38 @@ function codeSection(title: string, lines: readonly string[]): SlackBlock {
     type: "section",
     text: { type: "mrkdwn", text: `${slackCodeText(title)}\n\`\`\`${kept.join("\n")}\`\`\``, verbatim: true },
   };
+}
+
+/** A Slack user id (`U...`, `W...`) as the Slack actions store it: shown as a mention, anything else as text. */
+const SLACK_USER_ID = /^[UW][A-Z0-9]{2,40}$/;
+
+function stopperMention(stoppedBy: string): string {
+  return SLACK_USER_ID.test(stoppedBy) ? `<@${stoppedBy}>` : escapeMrkdwn(singleLine(stoppedBy).slice(0, 40));
+}
+
+/** `• Ada (E1, Eng) https://... - stopped in Slack by <@U123> on 2026-11-20`: the name escaped, the stopper mentioned. */
+function holdLine(person: KeptPerson | EndedHold): string {
+  const who = escapeMrkdwn(singleLine(describeWho(person.who, person.url)));
+  const stop = describeStop(person, stopperMention(person.stoppedBy));
+  return "cause" in person ? `• ${who} - ${describeHoldEnd(person.cause)} (${stop})` : `• ${who} - ${stop}`;
+}
+
+/**
+ * A titled mrkdwn list, not a code block: its `<@U...>` mentions must render. Everything from the
+ * HRIS is escaped (`escapeMrkdwn`); `verbatim` keeps Slack from linking URLs and names itself.
+ */
+function mentionSection(title: string, lines: readonly string[], limit: number): SlackBlock {
+  const kept: string[] = [];
+  let size = title.length + 8;
+  for (const [i, line] of lines.entries()) {
+    if (i >= limit || size + line.length + 1 > SECTION_CHARS - 40) {
+      kept.push(`...and ${lines.length - i} more, see --json`);
+      break;
+    }
+    kept.push(line);
+    size += line.length + 1;
+  }
+  return { type: "section", text: { type: "mrkdwn", text: `*${title}*\n${kept.join("\n")}`, verbatim: true } };
 }
 
 /** `3 added, 2 archived`: what a routine run did or would do. */
@@ -84,6 +119,10 @@ function summary(r: ReconcileReport): string[] {
   }
   if (r.waitingToArchive > 0)
     lines.push(`missing from this export, archived after more missing exports: ${r.waitingToArchive}`);
+  if (r.keptUntracked.length > 0) lines.push(`kept untracked (stopped in Slack): ${r.keptUntracked.length}`);
+  if (r.holdsEnded.length > 0) {
+    lines.push(`holds ${r.dryRun ? "that would end" : "ended"} (stopped in Slack): ${r.holdsEnded.length}`);
+  }
   if (r.deferred.total > 0) {
     const why = Object.entries(r.deferred.byReason)
       .map(([k, n]) => `${k} ${n}`)
@@ -126,6 +165,14 @@ export function renderReportSlack(r: ReconcileReport, limit = SLACK_LIST_LIMIT):
       lines.length > limit ? [...lines.slice(0, limit), `...and ${lines.length - limit} more, see --json`] : lines;
     blocks.push(codeSection(title, shown));
   };
+  if (r.keptUntracked.length > 0) {
+    const title = `Kept untracked (stopped in Slack) (${r.keptUntracked.length})`;
+    blocks.push(mentionSection(title, r.keptUntracked.map(holdLine), limit));
+  }
+  if (r.holdsEnded.length > 0) {
+    const title = `Holds ${r.dryRun ? "that would end" : "ended"} (${r.holdsEnded.length})`;
+    blocks.push(mentionSection(title, r.holdsEnded.map(holdLine), limit));
+  }
   if (r.guard) {
     list(
       `Held by the mass-archive guard (${r.guard.people.length} of ${r.guard.managed} managed, ${r.guard.percent} %)`,

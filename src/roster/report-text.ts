@@ -1,7 +1,7 @@
 import type { Refusal, StepFailure } from "./apply-plan.js";
 import { ROW_ERROR_REASONS } from "./collect-roster-rows.js";
 import type { DeferredItem, StepKind } from "./plan-types.js";
-import { collapse, day, describeWho } from "./plan-words.js";
+import { collapse, day, describeWho, endedHoldLine, keptLine } from "./plan-words.js";
 import type { ReconcileReport, ReportStep } from "./report.js";
 
 /** Longest list a text report prints of one kind; `--json` has them all. */
@@ -86,6 +86,10 @@ export function renderReportText(r: ReconcileReport, limit = TEXT_LIST_LIMIT): s
   if (r.waitingToArchive > 0)
     lines.push(`  missing from this export, archived after more missing exports: ${r.waitingToArchive}`);
   if (r.unknownLeftAlone > 0) lines.push(`  on the roster from other sources, left alone: ${r.unknownLeftAlone}`);
+  if (r.keptUntracked.length > 0) lines.push(`  kept untracked (stopped in Slack): ${r.keptUntracked.length}`);
+  if (r.holdsEnded.length > 0) {
+    lines.push(`  holds ${r.dryRun ? "that would end" : "ended"} (stopped in Slack): ${r.holdsEnded.length}`);
+  }
   if (r.deferred.total > 0) {
     const why = Object.entries(r.deferred.byReason)
       .map(([k, n]) => `${k} ${n}`)
@@ -98,6 +102,14 @@ export function renderReportText(r: ReconcileReport, limit = TEXT_LIST_LIMIT): s
   for (const section of stepSections(r.steps, limit)) {
     lines.push(`  ${section.kind} (${r.planned[section.kind]}):`);
     lines.push(...indent(section.lines));
+  }
+  if (r.keptUntracked.length > 0) {
+    lines.push(`  kept untracked (stopped in Slack) (${r.keptUntracked.length}):`);
+    lines.push(...indent(collapse(r.keptUntracked.map(keptLine), limit)));
+  }
+  if (r.holdsEnded.length > 0) {
+    lines.push(`  holds ${r.dryRun ? "that would end" : "ended"} (${r.holdsEnded.length}):`);
+    lines.push(...indent(collapse(r.holdsEnded.map(endedHoldLine), limit)));
   }
   if (r.guard) {
     lines.push(

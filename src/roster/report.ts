@@ -2,7 +2,18 @@ import type { Billing } from "../api/schemas.js";
 import { EXIT_OK, EXIT_PARTIAL, type ExitCode } from "../errors.js";
 import type { ApplyCounts, ApplyResult, Refusal, StepFailure } from "./apply-plan.js";
 import { ROW_ERROR_REASONS, type RowProblem, type RowProblemReason } from "./collect-roster-rows.js";
-import type { DeferredItem, Finding, Named, PlanStep, ReconcilePlan, StepKind, StepReason, Who } from "./plan-types.js";
+import type {
+  DeferredItem,
+  EndedHold,
+  Finding,
+  KeptPerson,
+  Named,
+  PlanStep,
+  ReconcilePlan,
+  StepKind,
+  StepReason,
+  Who,
+} from "./plan-types.js";
 import { describeReason } from "./plan-words.js";
 import type { RosterFile } from "./read-roster.js";
 import type { BillingState, DeferReason, SeatBudget } from "./seat-budget.js";
@@ -70,6 +81,10 @@ export interface ReconcileReport {
   readonly heldForBrokenRows: number;
   readonly waitingToArchive: number;
   readonly unknownLeftAlone: number;
+  /** Stopped by hand in Slack, their row unchanged: no track step although the row asks for one. */
+  readonly keptUntracked: readonly KeptPerson[];
+  /** Holds this run ended (a dry run: would end), and why: normal planning resumes for them. */
+  readonly holdsEnded: readonly EndedHold[];
   readonly applied?: ApplyCounts & { readonly unconfirmed: number };
   readonly deferred: {
     readonly total: number;
@@ -122,6 +137,8 @@ export interface ReconcileOutcome {
   /** Findings of the run itself (a stale export, a read-only key in a dry run), besides the plan's. */
   readonly findings?: readonly Finding[] | undefined;
   readonly notices?: readonly string[] | undefined;
+  /** Holds of people stopped in Slack that this run ended (the kept ones are in `plan.keptUntracked`). */
+  readonly holdsEnded?: readonly EndedHold[] | undefined;
 }
 
 /** Deferrals the service lifts by itself (daily allowances, a stop): routine, not a person's job. */
@@ -213,6 +230,8 @@ export function buildReport(outcome: ReconcileOutcome): ReconcileReport {
     heldForBrokenRows: plan.heldForBrokenRows,
     waitingToArchive: plan.waitingToArchive,
     unknownLeftAlone: plan.unknownLeftAlone,
+    keptUntracked: [...(plan.keptUntracked ?? []), ...(applied?.keptUntracked ?? [])],
+    holdsEnded: outcome.holdsEnded ?? [],
     ...(applied ? { applied: { ...applied.counts, unconfirmed: failures.filter((f) => f.unconfirmed).length } } : {}),
     deferred: { total: deferred.length, byReason: countBy(deferred, (d) => d.reason), items: deferred },
     findings,

@@ -3,7 +3,7 @@ import { z } from "zod";
 import type { Config } from "../config/schema.js";
 import { EXIT_USAGE, RetentionSyncError } from "../errors.js";
 import type { ServicePerson } from "./diff-roster.js";
-import type { Named, PlanStep, ReconcilePlan, StepKind } from "./plan-types.js";
+import type { KeptPerson, Named, PlanStep, ReconcilePlan, StepKind } from "./plan-types.js";
 import { stepPeople } from "./plan-types.js";
 import { day, describeNamed, describeWho } from "./plan-words.js";
 import type { SeatBudget } from "./seat-budget.js";
@@ -43,6 +43,8 @@ export interface SavedPlan extends PlanInputs {
   readonly steps: readonly PlanStep[];
   /** Changes the plan left for a later run (caps, billing): shown, never applied. */
   readonly deferred: number;
+  /** People stopped by hand in Slack the plan leaves untracked (no track step): shown, never applied. */
+  readonly keptUntracked?: readonly KeptPerson[];
 }
 
 /** A saved plan that no longer matches what is true now (exit code 2: make a new plan). */
@@ -124,6 +126,7 @@ export function savedPlan(inputs: PlanInputs, plan: ReconcilePlan, createdAt: Da
     ...inputs,
     steps: plan.steps,
     deferred: plan.deferred.length,
+    keptUntracked: plan.keptUntracked ?? [],
   };
 }
 
@@ -160,6 +163,18 @@ const savedPlanSchema = z.object({
   allowMassArchive: z.boolean(),
   steps: z.array(stepSchema),
   deferred: z.number().int(),
+  // Plans written before holds existed have none.
+  keptUntracked: z
+    .array(
+      z.object({
+        url: z.string().min(1),
+        id: z.number().int(),
+        who,
+        stoppedBy: z.string(),
+        stoppedAt: z.string(),
+      }),
+    )
+    .optional(),
 });
 
 /** Reads a plan file's text, or says why it is not one. */
@@ -209,6 +224,7 @@ export function planDifferences(
   const after = actions(now.plan.steps);
   const deferred = new Map(now.plan.deferred.map((d) => [d.url, d.reason]));
   const guarded = new Set(now.plan.guard?.people.map((p) => p.url) ?? []);
+  const kept = new Set(now.plan.keptUntracked?.map((p) => p.url) ?? []);
   const steps: string[] = [];
   for (const [key, { kind, person }] of before) {
     if (after.has(key)) continue;
@@ -216,7 +232,9 @@ export function planDifferences(
       ? `now deferred (${deferred.get(person.url)})`
       : guarded.has(person.url)
         ? "now held by the mass-archive guard"
-        : NO_LONGER_NEEDED;
+        : kept.has(person.url) && kind === "track"
+          ? "now kept untracked (stopped in Slack)"
+          : NO_LONGER_NEEDED;
     steps.push(`- ${kind} ${describeWho(person.who, person.url)}: in the saved plan, ${why}`);
   }
   for (const [key, { kind, person }] of after) {

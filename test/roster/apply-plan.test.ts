@@ -11,7 +11,7 @@ import {
   type JournalEntry,
 } from "../../src/roster/reconcile-journal.js";
 import { openStateStore } from "../../src/store/state-store.js";
-import { addStep, archiveStep, named, reviveStep, untrackStep } from "./plan-builders.js";
+import { addStep, archiveStep, named, reviveStep, trackStep, untrackStep } from "./plan-builders.js";
 
 const url = (n: number) => `https://www.linkedin.com/in/p-${n}`;
 const urls = (from: number, count: number) => Array.from({ length: count }, (_, i) => url(from + i));
@@ -204,5 +204,26 @@ describe("applyPlan", () => {
     expect(await journal.get<JournalEntry>(JOURNAL_KEY)).toMatchObject({ completed: true });
     expect(await hasInterruptedReconcile(store)).toBe(false);
     await store.close();
+  });
+
+  it("skips the track of someone stopped in Slack after the plan was made, and names them", async () => {
+    const client = writer([]);
+    const stop = { employeeId: 2, stoppedBy: "U0ABC", stoppedAt: "2026-11-24T08:00:00.000Z" };
+    const asked: string[] = [];
+    const result = await applyPlan(plan([trackStep(1, url(1)), trackStep(2, url(2)), untrackStep(3, url(3))]), {
+      ...deps(client),
+      heldNow: async (u) => {
+        asked.push(u);
+        return u === url(2) ? stop : undefined;
+      },
+    });
+    // Only track steps ask; the stopped person's PATCH is never sent.
+    expect(asked).toEqual([url(1), url(2)]);
+    expect(client.calls).toEqual(['patch:1:{"tracked":true}', 'patch:3:{"tracked":false}']);
+    expect(result.counts.tracked).toBe(1);
+    expect(result.writeRequests).toBe(2);
+    expect(result.keptUntracked).toEqual([
+      { url: url(2), id: 2, who: {}, stoppedBy: "U0ABC", stoppedAt: stop.stoppedAt },
+    ]);
   });
 });
