@@ -36,6 +36,9 @@ export interface InteractiveWorld {
 /** The daemon's config; `alertLines` go under `alerts:` (routes), `extra` at the top level. */
 export function configYaml(extra = "", alertLines: readonly string[] = []): string {
   return [
+    // Polls every second: the default budget (120 a minute) would starve reconcile's requests.
+    "api:",
+    "  requestsPerMinute: 10000",
     "alerts:",
     "  pollInterval: 1s",
     "  initialLookback: 1h",
@@ -61,7 +64,7 @@ export async function startInteractiveWorld(options: { people?: number } = {}): 
     addHoldMs: 0,
     apiSeatsPerDay: 100_000,
   });
-  await emulator.control.seedPeople({ count: options.people ?? 4, tracked: true });
+  if ((options.people ?? 4) > 0) await emulator.control.seedPeople({ count: options.people ?? 4, tracked: true });
   // Resends come quickly: the resend test's envelope goes unacked until the daemon is back.
   const slack = await startFakeSlack({ usergroups: { [HR_GROUP]: [GROUP_MEMBER] }, socketResendAfterMs: 200 });
   const files = await rosterDir();
