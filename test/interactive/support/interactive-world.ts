@@ -34,7 +34,7 @@ export interface InteractiveWorld {
 }
 
 /** The daemon's config; `alertLines` go under `alerts:` (routes), `extra` at the top level. */
-export function configYaml(extra = "", alertLines: readonly string[] = []): string {
+export function configYaml(extra = "", alertLines: readonly string[] = [], mode?: string): string {
   return [
     // Polls every second: the default budget (120 a minute) would starve reconcile's requests.
     "api:",
@@ -46,6 +46,7 @@ export function configYaml(extra = "", alertLines: readonly string[] = []): stri
     ...alertLines,
     "slack:",
     "  interactivity:",
+    ...(mode ? [`    mode: ${mode}`] : []),
     "    stopTracking:",
     `      allowedUsers: ["${ALLOWED}"]`,
     `      allowedUsergroups: ["${HR_GROUP}"]`,
@@ -78,7 +79,7 @@ export async function startInteractiveWorld(options: { people?: number } = {}): 
     configured: undefined,
     logs,
     async start(options = {}) {
-      const configFile = await files.write("config.yaml", configYaml(options.extra, options.alertLines));
+      const configFile = await files.write("config.yaml", configYaml(options.extra, options.alertLines, options.mode));
       const extraEnv = options.env ?? {};
       const env = {
         RETENTION_API_URL: emulator.baseUrl,
