@@ -67,7 +67,10 @@ const COMMANDS: Readonly<Record<string, CommandEntry>> = {
   },
   demo: {
     summary: "emulator + local Slack sink + daemon, wired together, no credentials needed",
-    usage: "demo",
+    usage:
+      "demo [--seconds N] [--dir PATH] [--press ACTION:N]\n" +
+      "  --press ACTION:N  press a button (ack, snooze, unsnooze, untrack) on the N-th alert message shown\n" +
+      "                    (or ACTION:TS for a message ts) as the demo's Slack user; the updated message is shown",
     load: () => import("./commands/demo.js"),
   },
 };

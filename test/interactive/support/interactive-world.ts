@@ -27,6 +27,7 @@ export interface InteractiveWorld {
   start(options?: {
     extra?: string;
     alertLines?: readonly string[];
+    mode?: string;
     env?: Record<string, string>;
   }): Promise<ConfiguredDaemon>;
   stop(): Promise<void>;
