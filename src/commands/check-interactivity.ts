@@ -71,7 +71,12 @@ export async function checkInteractivity(
       `Slack buttons over HTTP: Request URL path ${config.slack.interactivity.path} on the ops server, signing secret set`,
     );
   }
-  if (botScopes === undefined) return;
+  if (botScopes === undefined) {
+    report.note(
+      `Slack did not report the bot's scopes (x-oauth-scopes): make sure it has ${neededScopes(config).join(", ")}`,
+    );
+    return;
+  }
   const missing = neededScopes(config).filter((scope) => !botScopes.includes(scope));
   if (missing.length > 0) {
     report.fail(
