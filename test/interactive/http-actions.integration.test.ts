@@ -23,7 +23,10 @@ afterEach(async () => {
 
 /** Slack's block_actions payload for a press of `actionId` on `message` (as Slack would POST it). */
 function pressPayload(message: FakeSlackMessage, actionId: string, userId: string, actionTs: string) {
-  const blocks = (message.blocks ?? []) as Array<{ block_id?: string; elements?: Array<{ action_id?: string; value?: string }> }>;
+  const blocks = (message.blocks ?? []) as Array<{
+    block_id?: string;
+    elements?: Array<{ action_id?: string; value?: string }>;
+  }>;
   const element = blocks.flatMap((b) => b.elements ?? []).find((e) => e.action_id === actionId);
   if (!element) throw new Error(`no ${actionId} on the message`);
   return {
@@ -34,7 +37,9 @@ function pressPayload(message: FakeSlackMessage, actionId: string, userId: strin
     channel: { id: message.channel, name: "hr-alerts" },
     message: { ts: message.ts, text: message.text, blocks: message.blocks },
     trigger_id: "1.2.3",
-    actions: [{ action_id: actionId, block_id: "rs_actions", type: "button", value: element.value, action_ts: actionTs }],
+    actions: [
+      { action_id: actionId, block_id: "rs_actions", type: "button", value: element.value, action_ts: actionTs },
+    ],
   };
 }
 
@@ -70,6 +75,8 @@ describe("interactive alerts over HTTP", () => {
       blocksText(current(world.slack, root)).includes("Acknowledged by <@U0ALICE>") ? true : undefined,
     );
     expect(world.slack.updates()).toHaveLength(1);
-    expect(world.logs.text()).toMatch(/Slack interactivity request refused: bad signature.*"reason":"mismatch"|"reason":"mismatch".*bad signature/);
+    expect(world.logs.text()).toMatch(
+      /Slack interactivity request refused: bad signature.*"reason":"mismatch"|"reason":"mismatch".*bad signature/,
+    );
   });
 });
