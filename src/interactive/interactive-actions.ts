@@ -1,5 +1,6 @@
 import type { EmployeePatch } from "../api/request-types.js";
 import type { Employee } from "../api/spec-records.js";
+import { SlackActionError } from "../errors.js";
 import type { Logger } from "../logger.js";
 import { canonicalProfileUrl } from "../roster/canonical-profile-url.js";
 import { keepUntracked } from "../roster/kept-untracked.js";
@@ -179,7 +180,7 @@ export class InteractiveActions {
         return { detail: "unsnoozed", write: (scope) => PersonMarks.unsnooze(scope, ref) };
       case "untrack": {
         const employeeId = press.target.employeeId;
-        if (employeeId === undefined) throw new Error("the alert carries no employee id to stop tracking");
+        if (employeeId === undefined) throw new SlackActionError("the alert carries no employee id to stop tracking");
         // Idempotent on the service: sending it again after a crash leaves the person untracked once.
         const employee = await this.deps.client.updateEmployee(employeeId, { tracked: false });
         const canonical = canonicalProfileUrl(press.target.profileUrl ?? employee.networkUrl);
