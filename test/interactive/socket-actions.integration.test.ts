@@ -86,6 +86,9 @@ describe("interactive alerts over Socket Mode", () => {
     const root = await rootAbout(world.slack, jane);
     expect(blocksText(root)).toContain('"action_id":"rs_ack"');
     await world.slack.waitForSocketConnection();
+    const ready = await fetch(`${world.configured?.daemon.opsUrl}/readyz`);
+    expect(ready.status).toBe(200);
+    expect(await ready.text()).toContain("slack socket mode: connected");
 
     const envelope = world.slack.pressButton({
       channel: root.channel,
@@ -293,5 +296,49 @@ describe("interactive alerts over Socket Mode", () => {
     );
     await world.stop();
     expect(await journal()).toEqual([]);
+  });
+
+  it("a digest carries a menu per person: acknowledge from it, and Stop tracking… asks with the real button", async () => {
+    const [jane, john] = await trackedIds();
+    if (jane === undefined || john === undefined) throw new Error("no people");
+    // Both changes exist before the first pass, so that pass has two alerts for the channel: a digest.
+    await world.emulator.control.signals({ employeeId: jane, changeType: "open_to_work", riskScore: 0.9 });
+    await world.emulator.control.signals({ employeeId: john, changeType: "open_to_work", riskScore: 0.8 });
+    await world.start({ alertLines: ["  digestThreshold: 1"] });
+    const digest = await until("the digest", () =>
+      world.slack.posted("#hr-alerts").find((m) => blocksText(m).includes('"action_id":"rs_menu"')),
+    );
+    await world.slack.waitForSocketConnection();
+    const menus = ((digest.blocks ?? []) as Array<{ accessory?: { options?: Array<{ value: string }> } }>).flatMap(
+      (b) => (b.accessory?.options ? [b.accessory.options] : []),
+    );
+    expect(menus).toHaveLength(2);
+    const [first] = menus;
+    const ackOption = first?.[0]?.value ?? "";
+    const stopOption = first?.at(-1)?.value ?? "";
+    const ack = world.slack.pressButton({
+      channel: digest.channel,
+      ts: digest.ts,
+      actionId: "rs_menu",
+      userId: "U0ALICE",
+      selectedOption: ackOption,
+    });
+    await world.slack.waitForAck(ack.envelopeId);
+    await until("the note to the presser", () =>
+      world.slack.ephemerals().find((e) => e.user === "U0ALICE" && String(e.text).startsWith("Acknowledged")),
+    );
+    const stop = world.slack.pressButton({
+      channel: digest.channel,
+      ts: digest.ts,
+      actionId: "rs_menu",
+      userId: ALLOWED,
+      selectedOption: stopOption,
+    });
+    await world.slack.waitForAck(stop.envelopeId);
+    const ask = await until("the confirm button", () => world.slack.ephemerals().find((e) => e.user === ALLOWED));
+    expect(JSON.stringify(ask.blocks)).toMatch(/"action_id":"rs_untrack".*"confirm"/);
+    expect(world.slack.updates()).toEqual([]);
+    expect((await world.client.getEmployee(jane)).tracked).toBe(true);
+    expect((await world.client.getEmployee(john)).tracked).toBe(true);
   });
 });
