@@ -50,6 +50,7 @@ const DAY_MS = 86_400_000;
 export class InteractiveActions {
   private readonly now: () => number;
   private readonly inflight = new Set<string>();
+  private readonly running = new Set<Promise<PressOutcome>>();
 
   constructor(private readonly deps: InteractiveActionsDeps) {
     this.now = deps.now ?? Date.now;
@@ -115,7 +116,18 @@ export class InteractiveActions {
     return pending.length;
   }
 
-  private async apply(entry: JournalEntry): Promise<PressOutcome> {
+  /** Resolves once the presses being applied are done (shutdown waits for them; a later one is recovered). */
+  async idle(): Promise<void> {
+    await Promise.allSettled([...this.running]);
+  }
+
+  private apply(entry: JournalEntry): Promise<PressOutcome> {
+    const running = this.applyOnce(entry).finally(() => this.running.delete(running));
+    this.running.add(running);
+    return running;
+  }
+
+  private async applyOnce(entry: JournalEntry): Promise<PressOutcome> {
     this.inflight.add(entry.id);
     const { press } = entry;
     try {

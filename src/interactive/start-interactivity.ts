@@ -90,7 +90,9 @@ export function createInteractivity(wiring: InteractivityWiring): Interactivity 
         await transport?.start();
       },
       async stop() {
+        // No new press after this; the ones being applied finish under this term (their writes are fenced).
         await transport?.stop();
+        await actions.idle();
       },
     },
   };
