@@ -51,6 +51,8 @@ export class InteractiveActions {
   private readonly now: () => number;
   private readonly inflight = new Set<string>();
   private readonly running = new Set<Promise<PressOutcome>>();
+  /** Presses between their first look at the journal and their journal write: a copy arriving then is a duplicate. */
+  private readonly receiving = new Set<string>();
 
   constructor(private readonly deps: InteractiveActionsDeps) {
     this.now = deps.now ?? Date.now;
@@ -58,7 +60,7 @@ export class InteractiveActions {
 
   /** One interactive envelope's payload; `ack` answers Slack (called once, as early as it is safe). */
   async receive(body: unknown, ack: () => Promise<void>): Promise<PressOutcome> {
-    const { logger, journal } = this.deps;
+    const { logger } = this.deps;
     const parsed = parseInteraction(body);
     if (!parsed.ok) {
       await ack();
@@ -67,6 +69,21 @@ export class InteractiveActions {
       return "ignored";
     }
     const { press } = parsed;
+    if (this.receiving.has(press.id)) {
+      await ack();
+      this.deps.onOutcome?.(press.kind, "duplicate");
+      return "duplicate";
+    }
+    this.receiving.add(press.id);
+    try {
+      return await this.receiveOnce(press, ack);
+    } finally {
+      this.receiving.delete(press.id);
+    }
+  }
+
+  private async receiveOnce(press: Press, ack: () => Promise<void>): Promise<PressOutcome> {
+    const { logger, journal } = this.deps;
     const known = await journal.get(press.id);
     if (known) {
       await ack();

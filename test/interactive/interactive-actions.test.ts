@@ -200,6 +200,15 @@ describe("InteractiveActions", () => {
     expect(outcomes.filter(([, o]) => o === "duplicate")).toHaveLength(1);
   });
 
+  it("two copies of one press arriving together apply it once", async () => {
+    const actions = service();
+    const body = payload({ action_id: "rs_ack", type: "button", value: encodeButtonValue(target) });
+    const outcomesOf = await Promise.all([actions.receive(body, noAck), actions.receive(structuredClone(body), noAck)]);
+    expect(outcomesOf.sort()).toEqual(["applied", "duplicate"]);
+    expect(slack.updates).toHaveLength(1);
+    expect(await new ActionJournal(store).all()).toHaveLength(1);
+  });
+
   it("a digest's Stop tracking… answers with the real button and its confirmation, applying nothing", async () => {
     const actions = service();
     const menu = digestMenu(target);
