@@ -5,7 +5,8 @@ export const USERGROUP_TTL_MS = 5 * 60_000;
 /**
  * Members of the user groups named in the access rules, read with usergroups.users.list and kept
  * five minutes (a press should not wait for Slack each time; a removal counts within minutes).
- * A group that cannot be read lets nobody in, and says so in the log.
+ * A group that cannot be read keeps its last members read, or lets nobody in when it was never read,
+ * and says so in the log.
  */
 export class UsergroupCache {
   private readonly cached = new Map<string, { members: readonly string[]; at: number }>();
@@ -32,7 +33,7 @@ export class UsergroupCache {
       } catch (error) {
         this.logger.warn(
           { err: error, usergroup: group },
-          "could not read a user group's members (usergroups.users.list, scope usergroups:read): nobody gets in through it",
+          "could not read a user group's members (usergroups.users.list, scope usergroups:read): its last known members count, if any",
         );
         if (hit) out.set(group, hit.members);
       }
