@@ -51,6 +51,14 @@ const COMMANDS: Readonly<Record<string, CommandEntry>> = {
     usage: "check [--config PATH]",
     load: () => import("./commands/check.js"),
   },
+  actions: {
+    summary: "list the Slack button presses (acknowledge, snooze, stop tracking) journaled in the state store",
+    usage:
+      "actions [--since DURATION] [--json] [--config PATH]\n" +
+      "  --since DURATION  presses journaled within this long ago (default 7d; 90d are kept)\n" +
+      "  --json            one object per press: time, user, action, person, change, outcome",
+    load: () => import("./commands/actions.js"),
+  },
   emulator: {
     summary: "run the local emulator of API v1",
     usage:
@@ -59,7 +67,10 @@ const COMMANDS: Readonly<Record<string, CommandEntry>> = {
   },
   demo: {
     summary: "emulator + local Slack sink + daemon, wired together, no credentials needed",
-    usage: "demo",
+    usage:
+      "demo [--seconds N] [--dir PATH] [--press ACTION:N]\n" +
+      "  --press ACTION:N  press a button (ack, snooze, unsnooze, untrack) on the N-th alert message shown\n" +
+      "                    (or ACTION:TS for a message ts) as the demo's Slack user; the updated message is shown",
     load: () => import("./commands/demo.js"),
   },
 };
@@ -108,6 +119,8 @@ function secretsFromEnv(env: NodeJS.ProcessEnv): string[] {
   const values = [
     env.RETENTION_API_KEY,
     env.SLACK_BOT_TOKEN,
+    env.SLACK_APP_TOKEN,
+    env.SLACK_SIGNING_SECRET,
     ...(env.RETENTION_WEBHOOK_SECRETS ?? "").split(","),
     env.PGPASSWORD,
     statePassword(env.RETENTION_SYNC_STATE),

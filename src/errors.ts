@@ -248,6 +248,11 @@ export class WebhookSignatureError extends RetentionSyncError {
   }
 }
 
+/** A Slack button press that cannot be applied as it stands (the alert lacks what the action needs). */
+export class SlackActionError extends RetentionSyncError {
+  readonly exitCode = EXIT_RUNTIME;
+}
+
 /** Exit code for anything thrown out of a command. */
 export function exitCodeOf(error: unknown): ExitCode {
   return error instanceof RetentionSyncError ? error.exitCode : EXIT_RUNTIME;

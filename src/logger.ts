@@ -13,6 +13,8 @@ const REDACT_PATHS = [
   "token",
   "secret",
   "secrets",
+  "appToken",
+  "signingSecret",
   "authorization",
   "Authorization",
   "*.apiKey",
@@ -20,6 +22,8 @@ const REDACT_PATHS = [
   "*.token",
   "*.secret",
   "*.secrets",
+  "*.appToken",
+  "*.signingSecret",
   "*.authorization",
   "*.Authorization",
   "headers.authorization",
@@ -27,6 +31,8 @@ const REDACT_PATHS = [
   "config.api.key",
   "config.slack.token",
   "config.alerts.webhook.secrets",
+  "config.slack.appToken",
+  "config.slack.interactivity.signingSecret",
 ];
 
 const CENSOR = "[redacted]";

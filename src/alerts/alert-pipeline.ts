@@ -1,4 +1,5 @@
 import type { DeliveryService } from "../delivery/delivery-service.js";
+import { PersonMarks } from "../interactive/person-marks.js";
 import type { Logger } from "../logger.js";
 import type { StateStore } from "../store/state-store.js";
 import type { Alert } from "./alert.js";
@@ -79,6 +80,8 @@ export function createAlertPipeline(options: AlertPipelineOptions): AlertPipelin
     ? new ObservedCommitLog(commitDeps, options.onQueued)
     : new AlertCommitLog(commitDeps);
   const scores = new ScoreHistory(store.namespace(SCORES_NAMESPACE), settings.retentionMs);
+  // Snoozes and acknowledgements from the Slack buttons (empty namespaces when they are off).
+  const marks = new PersonMarks(store);
   // Kept across passes: a roster read from list pages serves every pass for an hour.
   const directory = new PersonDirectory(options.client, { logger: logger.child({ component: "people" }) });
   const inbox = new WebhookInbox({
@@ -86,6 +89,7 @@ export function createAlertPipeline(options: AlertPipelineOptions): AlertPipelin
     ledger,
     commits,
     scores,
+    marks,
     store,
     delivery,
     // A person already read with a roster page costs no request; anyone else one GET, within the event's budget.
@@ -114,6 +118,7 @@ export function createAlertPipeline(options: AlertPipelineOptions): AlertPipelin
           hris: options.hris,
           directory,
           scores,
+          marks,
         },
         pass,
       ),

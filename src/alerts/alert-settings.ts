@@ -1,4 +1,5 @@
 import type { Config } from "../config/schema.js";
+import { buttonsEnabled } from "../interactive/interactive-settings.js";
 import { originOf } from "./alert-links.js";
 import type { FormatOptions } from "./format-alert.js";
 import type { ManagerDmSettings } from "./plan-deliveries.js";
@@ -38,7 +39,7 @@ export function alertSettings(
     routing: { routes: alerts.routes, defaultChannel: slack.channel },
     digestThreshold: alerts.digestThreshold,
     managerDm: { enabled: alerts.managerDm.enabled, minRiskLevel: alerts.managerDm.minRiskLevel },
-    format: { nextSteps: alerts.nextSteps, dashboardOrigins },
+    format: { nextSteps: alerts.nextSteps, dashboardOrigins, actions: buttonsEnabled(config) },
     dashboardUrl: alerts.dashboardUrl,
     initialLookbackSeconds: alerts.initialLookback,
     cursorOverlapSeconds: alerts.cursorOverlap,

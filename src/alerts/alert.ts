@@ -1,4 +1,5 @@
 import type { RiskLevel } from "../api/spec-records.js";
+import { threadKeyOf } from "../interactive/action-target.js";
 import type { Lens } from "./lens.js";
 
 /** The person an alert is about, after enrichment (API employee record + HRIS row). */
@@ -45,6 +46,8 @@ export interface Alert {
   readonly person: AlertPerson;
   /** Score of the person's previous delivered change in this lens (`alerts.scores`), for "0.52 → 0.81". */
   readonly previousScore?: number | undefined;
+  /** Someone pressed Acknowledge on an earlier alert about this person (`interactive.acks`). */
+  readonly acknowledged?: { readonly by: string; readonly at: string } | undefined;
 }
 
 export const DEPARTURE = "employee_departed";
@@ -59,6 +62,5 @@ export function effectiveScore(alert: Pick<Alert, "riskScore" | "riskLevel">): n
 
 /** Identity of the person inside one organization, for Slack threads. */
 export function personKey(alert: Alert): string {
-  const who = alert.person.employeeId ?? alert.person.profileUrl ?? alert.person.name;
-  return `${alert.lens.organizationId}:${who}`;
+  return threadKeyOf(alert);
 }

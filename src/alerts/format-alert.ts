@@ -1,6 +1,10 @@
+import { alertActionsBlock } from "../interactive/action-blocks.js";
+import { actionTargetOf } from "../interactive/action-target.js";
+import { acknowledgedLine } from "../interactive/message-update.js";
 import type { Block, MrkdwnObject, SlackMessage } from "../slack/slack-message.js";
 import {
   escapeMrkdwn,
+  isLinkableUrl,
   MAX_FALLBACK,
   MAX_FIELD,
   MAX_HEADER,
@@ -10,7 +14,7 @@ import {
   truncate,
 } from "../slack/slack-text.js";
 import { type Alert, DEPARTURE } from "./alert.js";
-import { dashboardLink, profileLink } from "./alert-links.js";
+import { dashboardLink, isNetworkProfileUrl, isServiceUrl, profileLink } from "./alert-links.js";
 import {
   changeInWords,
   type NextSteps,
@@ -31,6 +35,8 @@ export interface FormatOptions {
   readonly nextSteps?: NextSteps | undefined;
   /** Origins a dashboard link may point to (the service's); undefined accepts any http(s) URL. */
   readonly dashboardOrigins?: readonly string[] | undefined;
+  /** Buttons (Acknowledge, Snooze, Stop tracking, links): only when interactivity answers them (`buttonsEnabled`). */
+  readonly actions?: boolean | undefined;
 }
 
 /** Untrusted one-line text, escaped for mrkdwn. */
@@ -149,5 +155,25 @@ export function formatAlert(alert: Alert, options: FormatOptions = {}): SlackMes
     dashboardLink(person.dashboardUrl, "Dashboard", options.dashboardOrigins),
   ].filter((link) => link.startsWith("<"));
   if (links.length > 0) blocks.push({ type: "context", elements: [{ type: "mrkdwn", text: links.join(" · ") }] });
+  if (alert.acknowledged) {
+    blocks.push({
+      type: "context",
+      elements: [{ type: "mrkdwn", text: acknowledgedLine(alert.acknowledged.by, alert.acknowledged.at) }],
+    });
+  }
+  if (options.actions) blocks.push(actionsBlock(alert, options));
   return { text: alertFallback(alert), blocks };
+}
+
+/** The buttons of a single alert; URL buttons only for links the formatter would link too. */
+function actionsBlock(alert: Alert, options: FormatOptions): Block {
+  const { profileUrl, dashboardUrl } = alert.person;
+  const dashboardOk =
+    options.dashboardOrigins === undefined
+      ? dashboardUrl !== undefined && isLinkableUrl(dashboardUrl)
+      : isServiceUrl(dashboardUrl, options.dashboardOrigins);
+  return alertActionsBlock(actionTargetOf(alert), {
+    profileUrl: isNetworkProfileUrl(profileUrl) ? profileUrl : undefined,
+    dashboardUrl: dashboardOk ? dashboardUrl : undefined,
+  });
 }

@@ -1,4 +1,6 @@
 import { RISK_LEVELS } from "../api/spec-records.js";
+import { digestMenu } from "../interactive/action-blocks.js";
+import { actionTargetOf } from "../interactive/action-target.js";
 import type { Block, SlackMessage } from "../slack/slack-message.js";
 import {
   escapeMrkdwn,
@@ -74,7 +76,16 @@ function countByLevel(alerts: readonly Alert[]): string {
  */
 export function formatDigest(alerts: readonly Alert[], options: FormatOptions = {}): SlackMessage[] {
   const ordered = [...alerts].sort((a, b) => effectiveScore(b) - effectiveScore(a));
-  const sections = packSections(ordered.map((alert) => digestLine(alert, options)));
+  // With buttons, one section per person carries that person's menu; without, lines are packed.
+  const sections: Block[] = options.actions
+    ? ordered.map((alert) => ({
+        type: "section",
+        text: { type: "mrkdwn", text: digestLine(alert, options) },
+        accessory: digestMenu(actionTargetOf(alert)),
+      }))
+    : packSections(ordered.map((alert) => digestLine(alert, options))).map(
+        (text): Block => ({ type: "section", text: { type: "mrkdwn", text } }),
+      );
   const perMessage = MAX_BLOCKS - FRAME_BLOCKS;
   const parts = Math.max(1, Math.ceil(sections.length / perMessage));
   const summary = `${alerts.length} risk alerts (${countByLevel(alerts)})`;
@@ -86,9 +97,7 @@ export function formatDigest(alerts: readonly Alert[], options: FormatOptions = 
         type: "header",
         text: { type: "plain_text", text: truncate(`:bell: ${summary}${suffix}`, MAX_HEADER), emoji: true },
       },
-      ...sections
-        .slice(part * perMessage, (part + 1) * perMessage)
-        .map((text): Block => ({ type: "section", text: { type: "mrkdwn", text } })),
+      ...sections.slice(part * perMessage, (part + 1) * perMessage),
       {
         type: "context",
         elements: [{ type: "mrkdwn", text: "Digest: more alerts than the per-pass threshold arrived at once." }],

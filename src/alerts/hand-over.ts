@@ -1,5 +1,7 @@
 import type { ChangeItem } from "../api/change-item.js";
-import type { Alert } from "./alert.js";
+import { personRef } from "../interactive/button-value.js";
+import type { PersonMark } from "../interactive/person-marks.js";
+import { type Alert, DEPARTURE, personKey } from "./alert.js";
 import type { AlertCommitLog } from "./alert-commit.js";
 import type { AlertSettings } from "./alert-settings.js";
 import { selectFresh } from "./dedupe.js";
@@ -37,6 +39,13 @@ export interface HandOverResult {
   readonly plan: DeliveryPlan;
   /** Drafts new to the outbox (0 in a dry run). */
   readonly enqueued: number;
+  /** Alerts not posted because someone snoozed the person (handled all the same: they do not come back). */
+  readonly snoozed: readonly Alert[];
+}
+
+/** The Slack buttons' marks of people (`interactive.acks`, `interactive.snoozes`). */
+export interface PersonMarksLookup {
+  lookup(refs: readonly string[], nowMs: number): Promise<ReadonlyMap<string, PersonMark>>;
 }
 
 export interface HandOverDeps {
@@ -45,6 +54,30 @@ export interface HandOverDeps {
   readonly commits: AlertCommitLog;
   /** Each person's last delivered score, for "0.52 → 0.81" (read before planning, written after the commit). */
   readonly scores?: ScoreHistory | undefined;
+  /** Snoozed people's alerts are dropped (departures excepted); acknowledged people's say so. */
+  readonly marks?: PersonMarksLookup | undefined;
+}
+
+/** Drops the alerts of snoozed people, except departures; marks the alerts of acknowledged people. */
+async function applyMarks(
+  alerts: readonly Alert[],
+  marks: PersonMarksLookup | undefined,
+  nowMs: number,
+): Promise<{ kept: Alert[]; snoozed: Alert[] }> {
+  if (!marks || alerts.length === 0) return { kept: [...alerts], snoozed: [] };
+  const refOf = (alert: Alert) => personRef(personKey(alert));
+  const found = await marks.lookup(alerts.map(refOf), nowMs);
+  const kept: Alert[] = [];
+  const snoozed: Alert[] = [];
+  for (const alert of alerts) {
+    const mark = found.get(refOf(alert));
+    if (mark?.snoozedUntil !== undefined && alert.changeType !== DEPARTURE) {
+      snoozed.push(alert);
+      continue;
+    }
+    kept.push(mark?.acknowledged ? { ...alert, acknowledged: mark.acknowledged } : alert);
+  }
+  return { kept, snoozed };
 }
 
 /**
@@ -61,7 +94,8 @@ export function handOver(deps: HandOverDeps, input: HandOverInput): Promise<Hand
     const { fresh } = selectFresh(input.arrivals, (a) => a.keys, handled);
     const enriched: Alert[] = [];
     for (const arrival of fresh) enriched.push(await input.enricher.toAlert(arrival.item, arrival.lens));
-    const alerts = deps.scores ? await deps.scores.withPrevious(enriched) : enriched;
+    const scored = deps.scores ? await deps.scores.withPrevious(enriched) : enriched;
+    const { kept: alerts, snoozed } = await applyMarks(scored, deps.marks, input.nowMs);
     const plan = planDeliveries({
       alerts,
       routing: settings.routing,
@@ -69,7 +103,7 @@ export function handOver(deps: HandOverDeps, input: HandOverInput): Promise<Hand
       managerDm: settings.managerDm,
       format: settings.format,
     });
-    if (input.dryRun) return { fresh, alerts, plan, enqueued: 0 };
+    if (input.dryRun) return { fresh, alerts, plan, enqueued: 0, snoozed };
     const enqueued = await commits.commit({
       drafts: plan.drafts,
       keys: fresh.flatMap((a) => a.keys),
@@ -79,6 +113,6 @@ export function handOver(deps: HandOverDeps, input: HandOverInput): Promise<Hand
     });
     const unrouted = new Set(plan.unrouted);
     await deps.scores?.record(alerts.filter((alert) => !unrouted.has(alert)));
-    return { fresh, alerts, plan, enqueued };
+    return { fresh, alerts, plan, enqueued, snoozed };
   });
 }

@@ -51,6 +51,8 @@ export interface PollReport {
   /** Alerts no route took that went to the catch-all (`slack.channel`). */
   caughtAll: number;
   enqueued: number;
+  /** Alerts not posted because the person is snoozed (Slack's Snooze button). */
+  snoozed?: number;
   digestChannels: string[];
   /** The messages planned in this pass (what a dry run prints). */
   drafts: AlertDraft[];
@@ -229,6 +231,7 @@ export async function pollOnce(
   report.digestChannels = handed.plan.digestChannels;
   report.drafts = handed.plan.drafts;
   report.enqueued = handed.enqueued;
+  if (handed.snoozed.length > 0) report.snoozed = handed.snoozed.length;
 
   if (!options.dryRun) {
     const flush = await deps.delivery.flush();
@@ -241,6 +244,7 @@ export async function pollOnce(
       unrouted: report.unrouted,
       caughtAll: report.caughtAll,
       enqueued: report.enqueued,
+      snoozed: report.snoozed,
       digestChannels: report.digestChannels,
       sent: report.flush?.sent,
       pending: report.flush?.pending,

@@ -15,6 +15,8 @@ import {
   observeReconcileFailure,
 } from "../daemon/observe-work.js";
 import { type DaemonDeps, type RunningDaemon, startDaemon } from "../daemon/run-daemon.js";
+import { interactivitySettings } from "../interactive/interactive-settings.js";
+import { createInteractivity, type Interactivity } from "../interactive/start-interactivity.js";
 import { canWrite, READ_ONLY_FIX } from "../roster/key-scopes.js";
 import { postReconcileReport } from "../roster/post-report.js";
 import { hasInterruptedReconcile } from "../roster/reconcile-journal.js";
@@ -23,6 +25,8 @@ import { openRuntime } from "./runtime.js";
 
 export interface ConfiguredDaemon {
   readonly daemon: RunningDaemon;
+  /** The Slack buttons' machinery, when interactivity is on. */
+  readonly interactivity: Interactivity | undefined;
   /** Stops the daemon, then closes the clients and the store. */
   stop(reason: string): Promise<{ clean: boolean }>;
 }
@@ -38,7 +42,12 @@ function staleAfterMs(config: Config): number {
  * config: the poller and webhook receiver when alerts are on, the reconcile schedule when a
  * roster file is set. `run` and `demo` both start the daemon through here.
  */
-export async function startConfiguredDaemon(config: Config, io: CommandIO): Promise<ConfiguredDaemon> {
+export async function startConfiguredDaemon(
+  config: Config,
+  io: CommandIO,
+  seams: { readonly beforeApplyPress?: Parameters<typeof createInteractivity>[0]["beforeApply"] } = {},
+): Promise<ConfiguredDaemon> {
+  const interactive = interactivitySettings(config);
   const metrics = createMetrics();
   const health = new HealthMonitor(staleAfterMs(config));
   const slack = config.slack.token !== undefined;
@@ -152,15 +161,44 @@ export async function startConfiguredDaemon(config: Config, io: CommandIO): Prom
           }
         : undefined;
 
+    const interactivity =
+      slack && runtime.slack && interactive.mode !== "off"
+        ? createInteractivity({
+            settings: interactive,
+            store,
+            slack: runtime.slack,
+            slackApiUrl: config.slack.apiUrl,
+            client: runtime.client,
+            logger,
+            onOutcome: (kind, outcome) => metrics.slackActions.inc({ kind, outcome }),
+            onSocketState: (state) => {
+              metrics.slackSocketConnected.set(state === "connected" ? 1 : 0);
+              health.statusNote("slack-socket", `slack socket mode: ${state}`);
+            },
+            beforeApply: seams.beforeApplyPress,
+            leading: () => fence.epoch !== undefined || !replicas,
+          })
+        : undefined;
+    if (interactive.mode !== "off" && !slack) {
+      logger.warn("slack.interactivity is on but SLACK_BOT_TOKEN is not set: no buttons are posted or answered");
+    }
+
     const daemon = await startDaemon({
       shutdown,
+      leaderServices: interactivity ? [interactivity.leaderService] : [],
       fence,
       whileLeading,
       logger,
       store: shared,
       metrics,
       health,
-      ops: { host: config.daemon.host, port: config.daemon.port },
+      ops: {
+        host: config.daemon.host,
+        port: config.daemon.port,
+        routes: interactivity?.httpRoute
+          ? { [interactivity.httpRoute.path]: interactivity.httpRoute.handler }
+          : undefined,
+      },
       shutdownGraceMs: config.daemon.shutdownGraceSeconds * 1000,
       poll: alerts?.poll,
       reconcile,
@@ -181,6 +219,7 @@ export async function startConfiguredDaemon(config: Config, io: CommandIO): Prom
 
     return {
       daemon,
+      interactivity,
       async stop(reason) {
         stopWatching();
         const result = await daemon.stop(reason);

@@ -95,9 +95,14 @@ export function createDelivery(
 export function configSecrets(config: Config, env: NodeJS.ProcessEnv = {}): string[] {
   const urlPassword = config.state.url ? postgresUrlPassword(config.state.url) : undefined;
   const passwords = [urlPassword, env.PGPASSWORD].flatMap((p) => (p ? [p, encodeURIComponent(p)] : []));
-  return [config.api.key, config.slack.token, ...config.alerts.webhook.secrets, ...passwords].filter(
-    (s): s is string => typeof s === "string" && s.length > 0,
-  );
+  return [
+    config.api.key,
+    config.slack.token,
+    config.slack.appToken,
+    config.slack.interactivity.signingSecret,
+    ...config.alerts.webhook.secrets,
+    ...passwords,
+  ].filter((s): s is string => typeof s === "string" && s.length > 0);
 }
 
 function requireSettings(config: Config, needs: RuntimeNeeds): void {

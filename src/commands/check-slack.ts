@@ -57,11 +57,16 @@ async function listChannelsByName(slack: WebClient): Promise<Map<string, Channel
   return byName;
 }
 
-/** Checks the token with auth.test, then that every configured channel exists and the bot is in it. */
-export async function checkSlack(config: Config, slack: WebClient, report: CheckReport): Promise<void> {
+/**
+ * Checks the token with auth.test, then that every configured channel exists and the bot is in it.
+ * Returns the bot's scopes (auth.test's `x-oauth-scopes` header), undefined when unknown.
+ */
+export async function checkSlack(config: Config, slack: WebClient, report: CheckReport): Promise<string[] | undefined> {
   let botName = "the bot";
+  let scopes: string[] | undefined;
   try {
     const auth = await slack.auth.test();
+    scopes = auth.response_metadata?.scopes;
     botName = auth.user ? `@${auth.user}` : botName;
     report.pass(`Slack token works: workspace ${auth.team ?? "?"}, bot ${botName}`);
   } catch (error) {
@@ -71,7 +76,7 @@ export async function checkSlack(config: Config, slack: WebClient, report: Check
     } else {
       report.fail("runtime", `Slack Web API at ${config.slack.apiUrl} unreachable: ${text}`);
     }
-    return; // channel checks need a working token
+    return undefined; // channel checks need a working token
   }
 
   const channels = configuredChannels(config);
@@ -107,4 +112,5 @@ export async function checkSlack(config: Config, slack: WebClient, report: Check
       report.pass(`${label}: exists, ${botName} is a member`);
     }
   }
+  return scopes;
 }

@@ -16,6 +16,7 @@ import {
 } from "../errors.js";
 import { ROW_ERROR_REASONS, type RowProblemReason } from "../roster/collect-roster-rows.js";
 import { readRoster, rosterReadOptions } from "../roster/read-roster.js";
+import { checkInteractivity } from "./check-interactivity.js";
 import { CheckReport } from "./check-report.js";
 import { checkSlack } from "./check-slack.js";
 import { CONFIG_FLAG, type CommandIO, parseCommandFlags } from "./command-io.js";
@@ -177,7 +178,8 @@ export async function run(io: CommandIO): Promise<ExitCode> {
         slackRetry: { retries: 1, minTimeout: 200, maxTimeout: 1_000 },
       });
       try {
-        await checkSlack(config, slack.slack, report);
+        const scopes = await checkSlack(config, slack.slack, report);
+        await checkInteractivity(config, scopes, report);
       } finally {
         await slack.close();
       }

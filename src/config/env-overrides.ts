@@ -31,6 +31,18 @@ export const ENV_OVERRIDES: readonly EnvOverride[] = [
     parse: text,
   },
   { env: "SLACK_BOT_TOKEN", path: "slack.token", description: "Slack bot token (xoxb-...)", parse: text },
+  {
+    env: "SLACK_APP_TOKEN",
+    path: "slack.appToken",
+    description: "Slack app-level token (xapp-...) for Socket Mode buttons",
+    parse: text,
+  },
+  {
+    env: "SLACK_SIGNING_SECRET",
+    path: "slack.interactivity.signingSecret",
+    description: "Slack signing secret (HTTP mode buttons)",
+    parse: text,
+  },
   { env: "SLACK_API_URL", path: "slack.apiUrl", description: "Slack Web API base URL", parse: text },
   { env: "SLACK_CHANNEL", path: "slack.channel", description: "channel for every alert when no routes", parse: text },
   { env: "SLACK_OPS_CHANNEL", path: "slack.opsChannel", description: "channel for reconcile reports", parse: text },

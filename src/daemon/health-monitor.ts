@@ -68,6 +68,14 @@ export class HealthMonitor {
     this.signals = { ...this.signals, operatorNotes: notes };
   }
 
+  /** An informational line on /readyz (the Slack Socket Mode state) that never changes readiness; undefined clears it. */
+  statusNote(topic: string, note: string | undefined): void {
+    const notes = new Map(this.signals.operatorNotes ?? []);
+    if (note === undefined) notes.delete(topic);
+    else notes.set(topic, note);
+    this.signals = { ...this.signals, operatorNotes: notes };
+  }
+
   readiness(): Readiness {
     return evaluateReadiness(
       { ...this.signals, budgetPausedUntil: this.budgetPausedUntil() },

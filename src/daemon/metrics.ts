@@ -99,6 +99,17 @@ export function createMetrics(options: { now?: () => number } = {}) {
         add("reposted_after_restart", "possibleDuplicates");
       },
     }),
+    slackActions: new Counter({
+      name: "retention_sync_slack_actions_total",
+      help: "Slack button presses, by kind (ack, snooze, unsnooze, untrack; none for payloads that are not ours) and outcome (applied, refused, failed, ignored, duplicate)",
+      labelNames: ["kind", "outcome"] as const,
+      registers: [registry],
+    }),
+    slackSocketConnected: new Gauge({
+      name: "retention_sync_slack_socket_connected",
+      help: "1 while this replica's Slack Socket Mode connection is open (only the leader opens one), else 0",
+      registers: [registry],
+    }),
     outboxSize: new Gauge({
       name: "retention_sync_outbox_size",
       help: "Slack messages waiting in the outbox",

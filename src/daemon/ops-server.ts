@@ -1,4 +1,4 @@
-import { createServer, type Server } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Logger } from "../logger.js";
 import type { HealthMonitor } from "./health-monitor.js";
@@ -9,17 +9,29 @@ export interface OpsServer {
   close(): Promise<void>;
 }
 
+/** An extra endpoint on the ops server (Slack's HTTP interactivity); it answers every method itself. */
+export type OpsRoute = (req: IncomingMessage, res: ServerResponse) => Promise<void> | void;
+
 /** The operations endpoints: /livez (process alive), /readyz (dependencies), /metrics (Prometheus text). */
 export async function startOpsServer(options: {
   host: string;
   port: number;
+  routes?: Readonly<Record<string, OpsRoute>> | undefined;
   health: HealthMonitor;
   metrics: Metrics;
   logger: Logger;
 }): Promise<OpsServer> {
   const { health, metrics, logger } = options;
   const server: Server = createServer((req, res) => {
-    const path = (req.url ?? "/").split("?")[0];
+    const path = (req.url ?? "/").split("?")[0] ?? "/";
+    const route = options.routes?.[path];
+    if (route) {
+      Promise.resolve(route(req, res)).catch((error: unknown) => {
+        logger.error({ err: error, path }, "ops route failed");
+        if (!res.headersSent) res.writeHead(500).end();
+      });
+      return;
+    }
     if (req.method !== "GET" && req.method !== "HEAD") {
       res.writeHead(405, { allow: "GET, HEAD" }).end();
       return;

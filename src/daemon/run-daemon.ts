@@ -7,7 +7,7 @@ import type { HealthMonitor } from "./health-monitor.js";
 import { type JobFn, JobRunner } from "./job-runner.js";
 import { LeaderFence, type Leadership, replicaLeadership, singleInstance, type Term } from "./leadership.js";
 import type { Metrics } from "./metrics.js";
-import { startOpsServer } from "./ops-server.js";
+import { type OpsRoute, startOpsServer } from "./ops-server.js";
 
 export interface DaemonDeps {
   /** Aborted when shutdown begins; the composition root hands its signal to the adapters too. */
@@ -16,7 +16,12 @@ export interface DaemonDeps {
   readonly store: StateStore;
   readonly metrics: Metrics;
   readonly health: HealthMonitor;
-  readonly ops: { readonly host: string; readonly port: number };
+  readonly ops: {
+    readonly host: string;
+    readonly port: number;
+    /** Extra endpoints (Slack's HTTP interactivity, `slack.interactivity.path`). */
+    readonly routes?: Readonly<Record<string, OpsRoute>> | undefined;
+  };
   readonly shutdownGraceMs: number;
   /** The alerts poller: one pass per interval, the next pass starting `intervalSeconds` after the last one ended. */
   readonly poll?: { readonly intervalSeconds: number; readonly run: JobFn } | undefined;
@@ -33,6 +38,11 @@ export interface DaemonDeps {
   readonly webhookReceiver?: (() => Promise<{ readonly url: string; close(): Promise<void> }>) | undefined;
   /** Work the leader does at the start of each term and then every `everyMs` (the shared webhook inbox). */
   readonly whileLeading?: { readonly everyMs: number; readonly run: JobFn } | undefined;
+  /**
+   * Connections only the leader holds (Slack's Socket Mode): started when a term begins (not
+   * awaited), stopped when it ends, so Slack sends unacked envelopes to the next leader.
+   */
+  readonly leaderServices?: ReadonlyArray<{ readonly name: string; start(): Promise<void>; stop(): Promise<void> }>;
   /**
    * The fence of the jobs' store view (the composition root builds the view with it): set to the
    * term's epoch while this daemon leads, cleared when it stops leading.
@@ -130,6 +140,14 @@ export async function startDaemon(deps: DaemonDeps): Promise<RunningDaemon> {
             : reconcile.runOnStart;
         if (runNow) await runner.run("reconcile", reconcileJob);
       })();
+    }
+    for (const service of deps.leaderServices ?? []) {
+      void service
+        .start()
+        .catch((error: unknown) =>
+          logger.error({ err: error, service: service.name }, "a leader service failed to start"),
+        );
+      stops.push(() => service.stop());
     }
     const loops: Array<Promise<void>> = [];
     const poll = deps.poll;

@@ -18,6 +18,19 @@ function textOf(value: unknown): string | undefined {
   return undefined;
 }
 
+/** An interactive element as a terminal button: `[ Acknowledge ]`, `[ Snooze ▾ ]`, `[ Open profile ↗ ]`. */
+function elementLabel(element: unknown): string | undefined {
+  if (!element || typeof element !== "object") return undefined;
+  const e = element as Record<string, unknown>;
+  if (e.type === "button") {
+    const label = textOf(e.text);
+    return label ? `[ ${label} ]` : undefined;
+  }
+  if (e.type === "static_select") return `[ ${textOf(e.placeholder) ?? "Choose"} ▾ ]`;
+  if (e.type === "overflow") return "[ ⋯ ]";
+  return undefined;
+}
+
 /** Block Kit, read back as the lines a person would see in the Slack client. */
 function blockLines(block: unknown): string[] {
   if (!block || typeof block !== "object") return [];
@@ -38,8 +51,16 @@ function blockLines(block: unknown): string[] {
           if (text) lines.push(`  ${text.replace(/\n/g, " ")}`);
         }
       }
+      const accessory = elementLabel(b.accessory);
+      if (accessory && lines.length > 0) lines[lines.length - 1] = `${lines[lines.length - 1]}  ${accessory}`;
       break;
     }
+    case "actions":
+      if (Array.isArray(b.elements)) {
+        const buttons = b.elements.map(elementLabel).filter((t): t is string => Boolean(t));
+        if (buttons.length > 0) lines.push(buttons.join(" "));
+      }
+      break;
     case "context":
       if (Array.isArray(b.elements)) {
         const parts = b.elements.map(textOf).filter((t): t is string => Boolean(t));

@@ -200,4 +200,20 @@ describe("retention-sync check", () => {
     expect(service.authorizations).toEqual([]);
     expect(slack.calls).toEqual([]);
   });
+
+  it("buttons: the app token opens a Socket Mode connection (not kept); a bot token in its place is refused with the fix", async () => {
+    const good = await runCli(["check"], env({ SLACK_APP_TOKEN: slack.appToken }));
+    expect(failedLines(good.stdout)).toEqual([]);
+    expect(good.stdout).toMatch(/✓ Slack app token works: apps.connections.open answered \(Socket Mode\)/);
+    expect(good.code).toBe(0);
+    expect(slack.calls.map((c) => c.method)).toContain("apps.connections.open");
+    expect(slack.socketConnections()).toBe(0);
+
+    const wrong = await runCli(["check"], env({ SLACK_APP_TOKEN: slack.token }));
+    expect(failedLines(wrong.stdout)).toEqual([
+      "✗ SLACK_APP_TOKEN is not an app-level token: create one (xapp-) with connections:write under Basic Information",
+    ]);
+    expect(wrong.code).toBe(2);
+    expect(wrong.stdout + wrong.stderr).not.toContain(slack.token);
+  });
 });

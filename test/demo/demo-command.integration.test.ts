@@ -39,4 +39,32 @@ describe("retention-sync demo", () => {
     expect(log).toMatch(/"msg":"retention-sync daemon started"/);
     expect(log).toMatch(/"msg":"stopped"/);
   }, 60_000);
+
+  it("--press ack:1 presses Acknowledge on the first alert shown and renders the updated message", async () => {
+    const dir = join(mkdtempSync(join(tmpdir(), "rs-demo-press-")), "demo");
+    const stdout = captureStream();
+    const stderr = captureStream();
+    const code = await main(["demo", "--seconds", "12", "--dir", dir, "--press", "ack:1"], {
+      env: {},
+      stdout: stdout.stream,
+      stderr: stderr.stream,
+    });
+    auditLogText("demo --press stdout and stderr", stdout.text() + stderr.text());
+    expect(stderr.text()).toBe("");
+    expect(code).toBe(0);
+    const out = stdout.text();
+    expect(out).toMatch(/│ \[ Acknowledge \] \[ Snooze ▾ \] \[ Stop tracking \] \[ Open profile ↗ \]/);
+    expect(out).toMatch(/▶ pressing ack on #[\w-]+ message [\d.]+ as <@U0DEMOUSER>/);
+    const updated = out.slice(out.indexOf("(updated)"));
+    expect(updated).toMatch(/^\(updated\)\n(│ .*\n)*│ {3}:white_check_mark: Acknowledged by <@U0DEMOUSER> at /);
+    expect(updated.slice(0, updated.indexOf("└─"))).not.toContain("[ Acknowledge ]");
+  }, 60_000);
+
+  it("refuses a --press it cannot read", async () => {
+    const stdout = captureStream();
+    const stderr = captureStream();
+    const code = await main(["demo", "--press", "delete:1"], { env: {}, stdout: stdout.stream, stderr: stderr.stream });
+    expect(code).toBe(2);
+    expect(stderr.text()).toContain("--press expects ACTION:N");
+  });
 });

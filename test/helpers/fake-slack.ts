@@ -3,19 +3,27 @@ import { type FakeSlack, type FakeSlackOptions, startFakeSlack as startServer } 
 import { registerSecret } from "./known-secrets.js";
 
 export type {
+  FakeButtonPress,
   FakeSlack,
   FakeSlackCall,
   FakeSlackChannel,
+  FakeSlackEphemeral,
   FakeSlackFailure,
   FakeSlackFaults,
   FakeSlackMessage,
   FakeSlackOptions,
   FakeSlackRateLimit,
+  FakeSlackUpdate,
+  FakeSocketEnvelope,
+  FakeSocketEnvelopeType,
+  FakeSocketEvent,
 } from "@retention-sync/emulator";
 
-/** The fake Slack, its token known to the log audit. */
+/** The fake Slack, its tokens and signing secret known to the log audit. */
 export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<FakeSlack> {
   const slack = await startServer(options);
   registerSecret(slack.token, "fake Slack token");
+  registerSecret(slack.appToken, "fake Slack app-level token");
+  registerSecret(slack.signingSecret, "fake Slack signing secret");
   return slack;
 }

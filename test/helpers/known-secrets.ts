@@ -3,10 +3,10 @@
  *
  * Registered automatically: emulator startup keys and keys created through `EmulatorControl`
  * (test/helpers/start-emulator.ts), webhook signing secrets (harvested from the emulator's state
- * dump when a test emulator closes, or at the end of the file), fake Slack tokens
- * (test/helpers/fake-slack.ts), the tiny service's keys (test/cli/cli-harness.ts) and every
- * value passed as `secrets` to `createLogger` (which covers the API key, Slack token and webhook
- * secrets of every config a runtime is opened with).
+ * dump when a test emulator closes, or at the end of the file), the fake Slack's bot and app-level
+ * tokens and signing secret (test/helpers/fake-slack.ts), the tiny service's keys
+ * (test/cli/cli-harness.ts) and every value passed as `secrets` to `createLogger` (which covers the
+ * API key, Slack token and webhook secrets of every config a runtime is opened with).
  * A test that makes up a secret some other way calls `registerSecret(value, "what it is")` once.
  * `SECRET_PATTERNS` is the safety net for values nobody registered.
  *
@@ -34,6 +34,7 @@ export const MIN_SECRET_LENGTH = 6;
  */
 export const SECRET_PATTERNS: readonly SecretPattern[] = [
   { label: "Slack token (pattern xox?-)", regex: /xox[abpr]-[A-Za-z0-9-]{10,}/ },
+  { label: "Slack app-level token (pattern xapp-)", regex: /xapp-\d-[A-Za-z0-9-]{10,}/ },
   { label: "webhook secret (pattern whsec_)", regex: /whsec_[A-Za-z0-9_]{8,}/ },
   { label: "emulator API key (pattern rsk_emu_)", regex: /rsk_emu_(?:r[wo]_)?[0-9a-f]{16,}/ },
 ];

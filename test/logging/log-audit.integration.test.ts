@@ -47,6 +47,10 @@ describe("findLeaks (the scan run at the end of every test file)", () => {
     const hint = "required: set SLACK_BOT_TOKEN (xoxb-...) and RETENTION_WEBHOOK_SECRETS (whsec_...)";
     expect(findLeaks([{ origin: "o", line: hint }], [])).toEqual([]);
     expect(findLeaks([{ origin: "o", line: "secret whsec_0123456789abcdef" }], [])).toHaveLength(1);
+    expect(findLeaks([{ origin: "o", line: "set SLACK_APP_TOKEN (xapp-...)" }], [])).toEqual([]);
+    expect(findLeaks([{ origin: "o", line: "app token xapp-1-A0FAKE0001-1-0a1b2c3d4e" }], [])).toEqual([
+      expect.objectContaining({ label: "Slack app-level token (pattern xapp-)" }),
+    ]);
     registerSecret("xoxb", "too short to be a secret");
     expect(knownSecrets().map((s) => s.label)).not.toContain("too short to be a secret");
   });
@@ -118,7 +122,7 @@ describe("the audit hook", () => {
 });
 
 describe("the registry of the test world's secrets", () => {
-  it("knows emulator keys, control-API keys, webhook secrets (also once a reset dropped them) and fake Slack tokens", async () => {
+  it("knows emulator keys, control-API keys, webhook secrets (also once a reset dropped them) and fake Slack secrets", async () => {
     const emulator = await startTestEmulator({ seed: "empty", allowLoopbackWebhooks: true });
     const slack = await startFakeSlack({ token: `xoxb-${randomBytes(8).toString("hex")}` });
     const client = new RetentionClient({ baseUrl: emulator.baseUrl, apiKey: emulator.writeKey });
@@ -128,7 +132,15 @@ describe("the registry of the test world's secrets", () => {
       await emulator.control.reset();
       const known = knownSecrets().map((s) => s.value);
       expect(known).toEqual(
-        expect.arrayContaining([emulator.writeKey, emulator.readKey, created.key, hook.secret, slack.token]),
+        expect.arrayContaining([
+          emulator.writeKey,
+          emulator.readKey,
+          created.key,
+          hook.secret,
+          slack.token,
+          slack.appToken,
+          slack.signingSecret,
+        ]),
       );
     } finally {
       await client.close();

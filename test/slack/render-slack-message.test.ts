@@ -40,4 +40,31 @@ describe("renderSlackMessage", () => {
       "┌─ Slack C1 (in thread)\n│ hello\n│ world\n└─",
     );
   });
+
+  it("shows buttons, menus and overflow accessories", () => {
+    const out = renderSlackMessage({
+      channel: "#hr-alerts",
+      blocks: [
+        {
+          type: "section",
+          text: { type: "mrkdwn", text: "Ada — open to work" },
+          accessory: { type: "overflow", action_id: "rs_menu", options: [] },
+        },
+        {
+          type: "actions",
+          elements: [
+            { type: "button", text: { type: "plain_text", text: "Acknowledge" }, action_id: "rs_ack" },
+            { type: "static_select", placeholder: { type: "plain_text", text: "Snooze" }, action_id: "rs_snooze" },
+            { type: "button", text: { type: "plain_text", text: "Open profile ↗" }, url: "https://x.test" },
+          ],
+        },
+      ],
+    });
+    expect(out.split("\n")).toEqual([
+      "┌─ Slack #hr-alerts",
+      "│ Ada — open to work  [ ⋯ ]",
+      "│ [ Acknowledge ] [ Snooze ▾ ] [ Open profile ↗ ]",
+      "└─",
+    ]);
+  });
 });

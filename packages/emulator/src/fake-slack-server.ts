@@ -1,13 +1,33 @@
+import { randomBytes } from "node:crypto";
 import { once } from "node:events";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { createInteractivity, type FakeSlackInteractivity } from "./fake-slack-interactions.js";
+import { defaultAppToken, type FakeSlackSocketMode, SocketModeHub } from "./fake-slack-socket-mode.js";
+import type { FakeSlackAnswer, FakeSlackChannel, FakeSlackMessage } from "./fake-slack-types.js";
 import { Rng } from "./rng.js";
+
+export type {
+  FakeButtonPress,
+  FakeSlackEphemeral,
+  FakeSlackInteractivity,
+  FakeSlackUpdate,
+} from "./fake-slack-interactions.js";
+export type {
+  FakeSlackSocketMode,
+  FakeSocketEnvelope,
+  FakeSocketEnvelopeType,
+  FakeSocketEvent,
+} from "./fake-slack-socket-mode.js";
+export type { FakeSlackChannel, FakeSlackMessage } from "./fake-slack-types.js";
 
 /**
  * A local Slack Web API server on 127.0.0.1: the demo's Slack sink and the tests' fake Slack. It speaks the wire format
  * @slack/web-api really uses: `POST /api/<method>` with a form-urlencoded body (nested values
  * JSON-encoded) and `Authorization: Bearer <token>`; JSON bodies and a `token` body field are
  * accepted too, like the real API. Every call is recorded; failures can be injected.
+ * Socket Mode (`/link/` WebSocket) and interactivity live in fake-slack-socket-mode.ts and
+ * fake-slack-interactions.ts.
  */
 
 export interface FakeSlackCall {
@@ -18,24 +38,6 @@ export interface FakeSlackCall {
   /** HTTP status answered (0 when the connection was reset) and, for `ok:false` answers, Slack's error string. */
   readonly status: number;
   readonly error?: string;
-}
-
-export interface FakeSlackMessage {
-  /** Channel id the message landed in (names are resolved to ids). */
-  readonly channel: string;
-  readonly channelName?: string;
-  readonly ts: string;
-  readonly threadTs?: string;
-  readonly text?: string;
-  readonly blocks?: unknown;
-  readonly args: Readonly<Record<string, unknown>>;
-}
-
-export interface FakeSlackChannel {
-  readonly id: string;
-  readonly name: string;
-  isMember: boolean;
-  isPrivate: boolean;
 }
 
 /** A Slack `error` string (answered as HTTP 200 `{ok:false}`), or an HTTP-level failure. */
@@ -79,9 +81,21 @@ export interface FakeSlackOptions {
   readonly onMessage?: (message: FakeSlackMessage) => void;
   /** Listen port; 0 (the default) picks a free one. */
   readonly port?: number;
+  /** App-level token accepted by apps.connections.open (default a random "xapp-1-A0FAKE..." value). */
+  readonly appToken?: string;
+  /** Signing secret for the HTTP interactivity helper (default random hex). */
+  readonly signingSecret?: string;
+  /**
+   * An unacked envelope is sent again after this long (default 3000 ms), at most `socketMaxRetries`
+   * times (default 3), with retry_attempt / retry_reason "timeout", to any open connection.
+   */
+  readonly socketResendAfterMs?: number;
+  readonly socketMaxRetries?: number;
+  /** User groups: id (S...) -> member user ids, for usergroups.users.list. */
+  readonly usergroups?: Readonly<Record<string, readonly string[]>>;
 }
 
-export interface FakeSlack {
+export interface FakeSlack extends FakeSlackSocketMode, FakeSlackInteractivity {
   /** Web API base URL ending with `/api/`: pass it as `slackApiUrl` / SLACK_API_URL. */
   readonly url: string;
   readonly token: string;
@@ -106,6 +120,7 @@ export interface FakeSlack {
 const DEFAULT_CHANNELS = ["general", "hr-alerts", "retention-ops", "poaching-alerts"];
 const MAX_TEXT = 40_000;
 const BOT_USER_ID = "UBOT000001";
+const IDS = { appId: "A0FAKE0001", teamId: "TFAKE0001", botId: "BFAKE0001", botUserId: BOT_USER_ID } as const;
 
 function decodeArgs(raw: string, contentType: string): Record<string, unknown> {
   if (raw.length === 0) return {};
@@ -132,6 +147,8 @@ function decodeArgs(raw: string, contentType: string): Record<string, unknown> {
 /** Starts the fake Slack Web API on 127.0.0.1 with an ephemeral port. */
 export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<FakeSlack> {
   const token = options.token ?? "xoxb-fake-slack-token-0001";
+  const appToken = options.appToken ?? defaultAppToken();
+  const signingSecret = options.signingSecret ?? randomBytes(16).toString("hex");
   const calls: FakeSlackCall[] = [];
   const messages: FakeSlackMessage[] = [];
   const channels = new Map<string, FakeSlackChannel>();
@@ -183,8 +200,31 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     return `${Math.floor(Date.now() / 1000)}.${String(tsCounter).padStart(6, "0")}`;
   };
 
-  type Answer = { status: number; body: Record<string, unknown>; headers?: Record<string, string> };
+  type Answer = FakeSlackAnswer;
   const fail = (error: string): Answer => ({ status: 200, body: { ok: false, error } });
+  let port = 0;
+  const hub = new SocketModeHub({
+    appId: IDS.appId,
+    resendAfterMs: options.socketResendAfterMs ?? 3000,
+    maxRetries: options.socketMaxRetries ?? 3,
+    origin: () => `ws://127.0.0.1:${port}`,
+  });
+  const interactivity = createInteractivity({
+    messages,
+    channelById: (id) => resolve(id, false),
+    channelByRef: (ref) => resolve(ref, true),
+    users,
+    usergroups: new Map(Object.entries(options.usergroups ?? {})),
+    nextTs,
+    origin: () => `http://127.0.0.1:${port}`,
+    addMessage: (message) => {
+      messages.push(message);
+      options.onMessage?.(message);
+    },
+    hub,
+    signingSecret,
+    ids: IDS,
+  });
 
   function handle(method: string, args: Record<string, unknown>): Answer {
     const str = (name: string) => (typeof args[name] === "string" ? (args[name] as string) : undefined);
@@ -273,8 +313,10 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
           ? { status: 200, body: { ok: true, user: { id, name: email?.split("@")[0], profile: { email } } } }
           : fail("users_not_found");
       }
+      case "apps.connections.open":
+        return fail("not_allowed_token_type");
       default:
-        return { status: 404, body: { ok: false, error: "unknown_method" } };
+        return interactivity.method(method, args) ?? { status: 404, body: { ok: false, error: "unknown_method" } };
     }
   }
 
@@ -323,11 +365,24 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     return undefined;
   }
 
+  /** An app-level token opens Socket Mode connections and nothing else. */
+  function appTokenCall(method: string): Answer {
+    return method === "apps.connections.open"
+      ? { status: 200, body: { ok: true, url: hub.openTicket() } }
+      : fail("not_allowed_token_type");
+  }
+
   async function onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const url = new URL(req.url ?? "/", "http://127.0.0.1");
     const method = url.pathname.replace(/^\/api\//, "");
+    const responseUrlAnswer = interactivity.responseUrl(url.pathname, Buffer.concat(chunks).toString("utf8"));
+    if (responseUrlAnswer) {
+      res.writeHead(responseUrlAnswer.status, { "content-type": "application/json; charset=utf-8" });
+      res.end(JSON.stringify(responseUrlAnswer.body));
+      return;
+    }
     const fault = rolled(method);
     if (outage === "reset" || fault === "reset") {
       calls.push({ method, args: {}, at: Date.now(), status: 0, error: "connection_reset" });
@@ -356,9 +411,11 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
         limited(method) ??
         (presented === undefined
           ? fail("not_authed")
-          : presented !== token
-            ? fail("invalid_auth")
-            : handle(method, args));
+          : presented === appToken
+            ? appTokenCall(method)
+            : presented !== token
+              ? fail("invalid_auth")
+              : handle(method, args));
     const error = answer.body.ok === false ? String(answer.body.error) : undefined;
     calls.push({ method, args, at: Date.now(), status: answer.status, ...(error !== undefined ? { error } : {}) });
     res.writeHead(answer.status, { "content-type": "application/json; charset=utf-8", ...answer.headers });
@@ -371,13 +428,24 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
       res.end(JSON.stringify({ ok: false, error: "fake_slack_crashed", detail: String(error) }));
     });
   });
+  server.on("upgrade", (req, socket, head) => hub.handleUpgrade(req, socket, head));
   server.listen(options.port ?? 0, "127.0.0.1");
   await once(server, "listening");
-  const { port } = server.address() as AddressInfo;
+  port = (server.address() as AddressInfo).port;
 
   return {
     url: `http://127.0.0.1:${port}/api/`,
     token,
+    appToken,
+    ...interactivity.api,
+    socketConnections: () => hub.socketConnections(),
+    waitForSocketConnection: (count) => hub.waitForSocketConnection(count),
+    sendEnvelope: (envelope) => hub.sendEnvelope(envelope),
+    envelopes: () => hub.envelopes(),
+    waitForAck: (envelopeId) => hub.waitForAck(envelopeId),
+    dropSocketConnections: () => hub.dropSocketConnections(),
+    requestSocketRefresh: () => hub.requestSocketRefresh(),
+    socketEvents: () => hub.socketEvents(),
     calls,
     channels,
     users,
@@ -401,6 +469,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
       faults = settings ? { settings, rng: new Rng(settings.seed ?? 1) } : null;
     },
     async close() {
+      hub.close();
       server.closeAllConnections();
       await new Promise<void>((resolveClose) => server.close(() => resolveClose()));
     },

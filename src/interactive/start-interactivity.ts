@@ -1,0 +1,99 @@
+import type { WebClient } from "@slack/web-api";
+import type { Logger } from "../logger.js";
+import type { StateStore } from "../store/state-store.js";
+import { ActionJournal } from "./action-journal.js";
+import { slackInteractivityHandler } from "./http-endpoint.js";
+import { InteractiveActions, type InteractiveActionsDeps } from "./interactive-actions.js";
+import type { InteractivitySettings } from "./interactive-settings.js";
+import { webClientInteractiveSlack } from "./interactive-slack.js";
+import { type SocketState, type SocketTransport, socketModeTransport } from "./socket-transport.js";
+import { UsergroupCache } from "./usergroup-cache.js";
+
+export interface InteractivityWiring {
+  readonly settings: InteractivitySettings;
+  /** The leader's fenced store view. */
+  readonly store: StateStore;
+  readonly slack: WebClient;
+  readonly slackApiUrl: string;
+  readonly client: InteractiveActionsDeps["client"];
+  readonly logger: Logger;
+  readonly onOutcome?: InteractiveActionsDeps["onOutcome"];
+  readonly onSocketState?: ((state: SocketState) => void) | undefined;
+  readonly beforeApply?: InteractiveActionsDeps["beforeApply"];
+  /** HTTP mode: whether this replica leads (only the leader applies presses). */
+  readonly leading?: (() => boolean) | undefined;
+}
+
+export interface Interactivity {
+  readonly actions: InteractiveActions;
+  /** Socket Mode only: the connection, opened while this daemon leads. */
+  readonly transport: SocketTransport | undefined;
+  /** What the leader runs each term: apply presses a crash left, then open the socket. */
+  readonly leaderService: { readonly name: string; start(): Promise<void>; stop(): Promise<void> };
+  /** HTTP mode only: the ops server route (`slack.interactivity.path`) and its handler. */
+  readonly httpRoute:
+    | { readonly path: string; readonly handler: ReturnType<typeof slackInteractivityHandler> }
+    | undefined;
+}
+
+/** The buttons' machinery from the settings: the actions, and in Socket Mode the connection. */
+export function createInteractivity(wiring: InteractivityWiring): Interactivity {
+  const logger = wiring.logger.child({ component: "slack-actions" });
+  const slack = webClientInteractiveSlack(wiring.slack);
+  const actions = new InteractiveActions({
+    store: wiring.store,
+    journal: new ActionJournal(wiring.store),
+    slack,
+    client: wiring.client,
+    policy: wiring.settings.policy,
+    usergroups: new UsergroupCache((group) => slack.usergroupMembers(group), logger),
+    logger,
+    onOutcome: wiring.onOutcome,
+    beforeApply: wiring.beforeApply,
+  });
+  const { appToken } = wiring.settings;
+  const transport =
+    wiring.settings.mode === "socket" && appToken
+      ? socketModeTransport({
+          appToken,
+          apiUrl: wiring.slackApiUrl,
+          logger,
+          onInteractive: (body, ack) => actions.receive(body, ack),
+          onState: wiring.onSocketState,
+        })
+      : undefined;
+  const { signingSecret } = wiring.settings;
+  const httpRoute =
+    wiring.settings.mode === "http" && signingSecret
+      ? {
+          path: wiring.settings.path,
+          handler: slackInteractivityHandler({
+            signingSecret,
+            logger,
+            leading: wiring.leading ?? (() => true),
+            receive: (body, ack) => actions.receive(body, ack),
+          }),
+        }
+      : undefined;
+  return {
+    actions,
+    transport,
+    httpRoute,
+    leaderService: {
+      name: "slack-interactivity",
+      async start() {
+        const recovered = await actions.recover().catch((error: unknown) => {
+          logger.error({ err: error }, "presses journaled before a restart could not be applied; they stay pending");
+          return 0;
+        });
+        if (recovered > 0) logger.info({ recovered }, "presses journaled before a restart were applied");
+        await transport?.start();
+      },
+      async stop() {
+        // No new press after this; the ones being applied finish under this term (their writes are fenced).
+        await transport?.stop();
+        await actions.idle();
+      },
+    },
+  };
+}
