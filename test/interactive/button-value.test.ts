@@ -9,16 +9,9 @@ import {
   MAX_OPTION_VALUE,
   personRef,
 } from "../../src/interactive/button-value.js";
+import { sampleTarget } from "./support/sample-target.js";
 
-const target: ActionTarget = {
-  lens: "retention",
-  organizationId: 1,
-  employeeId: 42,
-  profileUrl: "https://www.linkedin.com/in/jane-doe",
-  personRef: "1:42",
-  changeKey: "chg:abc",
-  name: "Jane Doe",
-};
+const target = sampleTarget;
 
 describe("button value codec", () => {
   it("round-trips a button value", () => {

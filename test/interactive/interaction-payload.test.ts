@@ -1,17 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { alertActionsBlock } from "../../src/interactive/action-blocks.js";
-import { type ActionTarget, encodeButtonValue, encodeOptionValue } from "../../src/interactive/button-value.js";
+import { encodeButtonValue, encodeOptionValue } from "../../src/interactive/button-value.js";
 import { parseInteraction } from "../../src/interactive/interaction-payload.js";
+import { sampleTarget } from "./support/sample-target.js";
 
-const target: ActionTarget = {
-  lens: "retention",
-  organizationId: 1,
-  employeeId: 42,
-  profileUrl: "https://www.linkedin.com/in/jane-doe",
-  personRef: "1:42",
-  changeKey: "chg:abc",
-  name: "Jane Doe",
-};
+const target = sampleTarget;
 
 function payload(action: Record<string, unknown>, extra: Record<string, unknown> = {}) {
   return {

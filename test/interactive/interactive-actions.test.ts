@@ -5,7 +5,7 @@ import { ApiNetworkError } from "../../src/errors.js";
 import { alertActionsBlock, digestMenu } from "../../src/interactive/action-blocks.js";
 import { ActionJournal } from "../../src/interactive/action-journal.js";
 import type { AccessPolicy } from "../../src/interactive/authorize.js";
-import { type ActionTarget, encodeButtonValue, encodeOptionValue } from "../../src/interactive/button-value.js";
+import { encodeButtonValue, encodeOptionValue } from "../../src/interactive/button-value.js";
 import { parseInteraction } from "../../src/interactive/interaction-payload.js";
 import { InteractiveActions, type PressOutcome } from "../../src/interactive/interactive-actions.js";
 import type { InteractiveSlack } from "../../src/interactive/interactive-slack.js";
@@ -14,16 +14,9 @@ import { UsergroupCache } from "../../src/interactive/usergroup-cache.js";
 import { silentLogger } from "../../src/logger.js";
 import { loadKeptUntracked } from "../../src/roster/kept-untracked.js";
 import { openStateStore, type StateStore } from "../../src/store/state-store.js";
+import { sampleTarget } from "./support/sample-target.js";
 
-const target: ActionTarget = {
-  lens: "retention",
-  organizationId: 1,
-  employeeId: 42,
-  profileUrl: "https://www.linkedin.com/in/jane-doe",
-  personRef: "1:42",
-  changeKey: "chg:abc",
-  name: "Jane Doe",
-};
+const target = sampleTarget;
 
 const policy: AccessPolicy = {
   acknowledge: { allowedUsers: [], allowedUsergroups: [], openWhenUnset: true, configKey: "a" },
