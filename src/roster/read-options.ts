@@ -22,4 +22,9 @@ export interface RosterReadOptions {
   readonly maxRows: number;
   /** Decides whether a termination date has passed. */
   readonly now: Date;
+  /**
+   * Canonical profile URLs whose status and termination cells are kept on their RosterPerson (the
+   * people held untracked, for their row signature); nobody else's, so a million rows stay small.
+   */
+  readonly keepStatusOf?: ReadonlySet<string>;
 }

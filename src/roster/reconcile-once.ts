@@ -136,7 +136,10 @@ export async function reconcileOnce(deps: ReconcileDeps, options: ReconcileOptio
   const allowMassArchive = saved
     ? saved.plan.allowMassArchive
     : options.allowMassArchive === true || rules.approveMassArchive;
-  const roster = await readRoster(rosterReadOptions(rules, file, started));
+  // People stopped by hand in Slack: read once per run (before the file, whose status cells are
+  // kept for them only), settled against this export and roster.
+  const holds = await loadKeptUntracked(store);
+  const roster = await readRoster({ ...rosterReadOptions(rules, file, started), keepStatusOf: new Set(holds.keys()) });
   const journalNs = store.namespace(JOURNAL_NAMESPACE);
   const previous = await interruptedRun(journalNs);
   const resumedRun = previous?.runId;
@@ -187,8 +190,6 @@ export async function reconcileOnce(deps: ReconcileDeps, options: ReconcileOptio
     );
   }
   const memory = await loadRosterMemory(store, logger);
-  // People stopped by hand in Slack: read once per run, settled against this export and roster.
-  const holds = await loadKeptUntracked(store);
   const exported = exportInfo(roster, memory, resumedRun !== undefined, started, rules.staleAfter);
   if (exported.stale) {
     const message =

@@ -505,3 +505,17 @@ describe("readRoster: broken JSON and NDJSON", () => {
     );
   });
 });
+
+describe("readRoster: status cells kept for the people held untracked only", () => {
+  it("keeps the status and termination cells of the named profiles, and of nobody else", async () => {
+    const people = makePeople(3).map((p) => ({ ...p, status: "Active" }));
+    const held = canonicalUrl(people[1]?.slug ?? "");
+    const roster = await read("held.csv", toCsv(people), { keepStatusOf: new Set([held]) });
+    const kept = roster.byUrl.get(held);
+    expect(kept?.status).toBe("Active");
+    expect(kept && "terminationDate" in kept).toBe(true);
+    const others = roster.people.filter((p) => p.profileUrl !== held);
+    expect(others).toHaveLength(2);
+    for (const other of others) expect("status" in other).toBe(false);
+  });
+});
