@@ -58,7 +58,8 @@ const TABLES = [
   ...QUEUE_TRIGGERS,
 ];
 
-async function changesOf(query: Query): Promise<number> {
+/** Rows the last statement on this connection changed. */
+export async function changesOf(query: Query): Promise<number> {
   const [row] = (await query("SELECT changes() AS n")) as Array<{ n: number }>;
   return row?.n ?? 0;
 }

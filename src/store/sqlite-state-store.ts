@@ -4,7 +4,7 @@ import KeyvSqlite from "@keyv/sqlite";
 import Keyv from "keyv";
 import { StoreError } from "../errors.js";
 import { openSqliteConnection, type SqliteConnection, useConnection } from "./sqlite-connection.js";
-import { ensureSchema, KEYV_PREFIX, KV_TABLE, type Query, type SchemaReport } from "./sqlite-schema.js";
+import { changesOf, ensureSchema, KEYV_PREFIX, KV_TABLE, type Query, type SchemaReport } from "./sqlite-schema.js";
 import type {
   DurableQueue,
   Fence,
@@ -51,11 +51,6 @@ class Gate {
 
 /** How a scope runs an operation: through the gate, or directly inside a transaction that holds it. */
 type Runner = <T>(action: string, work: () => Promise<T>) => Promise<T>;
-
-async function changes(query: Query): Promise<number> {
-  const [row] = (await query("SELECT changes() AS n")) as Array<{ n: number }>;
-  return row?.n ?? 0;
-}
 
 class SqliteNamespace implements KeyValueNamespace {
   constructor(
@@ -411,10 +406,10 @@ class SqliteStateStore implements StateStore {
       try {
         let expired = 0;
         await this.query("DELETE FROM key_sets WHERE expires <= ?", now);
-        expired += await changes(this.query);
+        expired += await changesOf(this.query);
         // keyv keeps its expiry inside the value and deletes an entry only when it is read again.
         await this.query(`DELETE FROM ${KV_TABLE} WHERE json_extract(value, '$.expires') <= ?`, now);
-        expired += await changes(this.query);
+        expired += await changesOf(this.query);
         const before = this.fileBytes();
         await this.query("PRAGMA incremental_vacuum");
         if (this.file) await this.query("PRAGMA wal_checkpoint(TRUNCATE)");
