@@ -25,6 +25,8 @@ export interface AlertSettings {
   readonly retentionMs: number;
   /** slack.messagesPerSecondPerChannel */
   readonly messagesPerSecondPerChannel: number;
+  /** slack.burstPerChannel */
+  readonly burstPerChannel: number;
   readonly webhook: { readonly secrets: readonly string[]; readonly toleranceSeconds: number };
 }
 
@@ -45,6 +47,7 @@ export function alertSettings(
     cursorOverlapSeconds: alerts.cursorOverlap,
     retentionMs: alerts.dedupeRetention * 1000,
     messagesPerSecondPerChannel: slack.messagesPerSecondPerChannel,
+    burstPerChannel: slack.burstPerChannel,
     webhook: { secrets: alerts.webhook.secrets, toleranceSeconds: alerts.webhook.toleranceSeconds },
   };
 }

@@ -85,6 +85,7 @@ export function createDelivery(
     ...options,
     settings: {
       messagesPerSecondPerChannel: settings.messagesPerSecondPerChannel,
+      burstPerChannel: settings.burstPerChannel,
       retentionMs: settings.retentionMs,
       coalesce: backlogDigest(settings.digestThreshold, settings.format),
     },

@@ -151,6 +151,8 @@ export const configSchema = z.strictObject({
       /** SLACK_OPS_CHANNEL: reconcile reports and operational warnings. */
       opsChannel: slackChannel.optional(),
       messagesPerSecondPerChannel: z.number().positive().max(10).default(1),
+      /** Posts a channel may send at once after a quiet spell, before the pace applies (Slack allows short bursts). */
+      burstPerChannel: z.number().int().min(1).max(10).default(3),
       /** SLACK_APP_TOKEN: app-level token (xapp-...) with connections:write, for Socket Mode. */
       appToken: z.string().min(1).optional(),
       /** Buttons on alerts (README "Interactive alerts"). */

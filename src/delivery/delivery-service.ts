@@ -8,6 +8,8 @@ import { type Coalesce, type FlushReport, OutboxSender, type OutboxSenderOptions
 export interface DeliverySettings<P> {
   /** slack.messagesPerSecondPerChannel */
   readonly messagesPerSecondPerChannel: number;
+  /** slack.burstPerChannel (default 1: no burst) */
+  readonly burstPerChannel?: number | undefined;
   /** How long sent marks and thread roots are kept (alerts.dedupeRetention). */
   readonly retentionMs: number;
   /** Backlog digests; the alert flow supplies it, delivery never decides a digest itself. */
@@ -51,7 +53,8 @@ export class DeliveryService<P = unknown> {
           outbox: this.outbox,
           threads: new ThreadIndex(store, settings.retentionMs, now, options.term),
           poster: options.poster,
-          pacer: new ChannelPacer(settings.messagesPerSecondPerChannel),
+          // Wall-clock time: pacing is about Slack's clock, whatever clock the marks are written with.
+          pacer: new ChannelPacer(settings.messagesPerSecondPerChannel, Date.now, undefined, settings.burstPerChannel),
           logger: logger.child({ component: "slack-outbox" }),
           coalesce: settings.coalesce,
           signal: options.signal,
