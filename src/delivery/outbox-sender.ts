@@ -1,6 +1,7 @@
 import type { Logger } from "../logger.js";
 import { classifySlackError, type SlackFailure } from "../slack/classify-slack-error.js";
 import type { PostedMessage, SlackPoster } from "../slack/slack-poster.js";
+import type { StoreScope } from "../store/state-store.js";
 import { sleepUnlessAborted } from "../timers.js";
 import type { ChannelPacer } from "./channel-pacer.js";
 import type { Outbox, OutboxDraft, OutboxEntry, ThreadIndex, WaitingMessage } from "./outbox.js";
@@ -81,6 +82,8 @@ function emptyReport(): FlushReport {
 
 type Outcome = "sent" | "stop-channel";
 type Confirmed = { posted: PostedMessage; confirmedAt: number; threaded: boolean };
+/** The channel's next entry, already marked posting by the commit of the post before it. */
+type Premarked<P> = { readonly before: OutboxEntry<P>; readonly marked: OutboxEntry<P> };
 
 /**
  * Drains the outbox into Slack: channels in parallel, each in order and paced; a 429 pauses only
@@ -182,10 +185,12 @@ export class OutboxSender<P = unknown> {
   private async drainChannel(channel: string, messages: readonly WaitingMessage[], report: FlushReport): Promise<void> {
     // Still inside a long Retry-After from an earlier flush: leave this channel, do not hold the pass.
     if (this.options.pacer.delayFor(channel) > (this.options.maxRateLimitWaitMs ?? 60_000)) return;
+    let premarked: Premarked<P> | undefined;
     for (let start = 0; start < messages.length; start += BODY_BATCH) {
-      if (this.stopping) return;
-      for (const entry of await this.options.outbox.load(messages.slice(start, start + BODY_BATCH))) {
-        if (this.stopping) return;
+      if (this.stopping) return this.takeBack(premarked);
+      const entries = await this.options.outbox.load(messages.slice(start, start + BODY_BATCH));
+      for (const [i, entry] of entries.entries()) {
+        if (this.stopping) return this.takeBack(premarked);
         if (entry.postingSince !== undefined) {
           report.possibleDuplicates += 1;
           this.totals.possibleDuplicates += 1;
@@ -194,16 +199,41 @@ export class OutboxSender<P = unknown> {
             "an alert was being posted when the previous run stopped; posting it again (it may appear twice)",
           );
         }
-        if ((await this.deliver(channel, entry, report)) === "stop-channel") return;
+        const marked = premarked?.before.id === entry.id ? premarked.marked : undefined;
+        const delivered = await this.deliver(channel, entry, report, marked, entries[i + 1]);
+        premarked = delivered.premarked;
+        if (delivered.outcome === "stop-channel") return this.takeBack(premarked);
       }
     }
   }
 
-  private async deliver(channel: string, initial: OutboxEntry<P>, report: FlushReport): Promise<Outcome> {
+  /** A mark-posting made for a post that will not be attempted now is put back as it was. */
+  private async takeBack(premarked: Premarked<P> | undefined): Promise<void> {
+    if (premarked) await this.options.outbox.restoreHead(premarked.before);
+  }
+
+  /**
+   * Posts one entry (`marked`: already marked posting by the previous post's commit), with its
+   * retries. On success, `next` (the channel's next entry) is marked posting in the same commit as
+   * this mark-sent when it may be posted at once; it is then handed back as `premarked`.
+   */
+  private async deliver(
+    channel: string,
+    initial: OutboxEntry<P>,
+    report: FlushReport,
+    marked: OutboxEntry<P> | undefined,
+    next: OutboxEntry<P> | undefined,
+  ): Promise<{ outcome: Outcome; premarked?: Premarked<P> | undefined }> {
+    const stop = async () => {
+      // The mark made for this post by the commit before it: taken back, the post was not attempted.
+      if (marked) await this.options.outbox.restoreHead(initial);
+      return { outcome: "stop-channel" as const };
+    };
     let entry = initial;
     for (let attempt = 1; ; attempt += 1) {
-      if (!(await this.options.pacer.take(channel, this.options.signal))) return "stop-channel";
-      entry = await this.options.outbox.markPosting(entry, this.now());
+      if (!(await this.options.pacer.take(channel, this.options.signal))) return stop();
+      entry = marked ?? (await this.options.outbox.markPosting(entry, this.now()));
+      marked = undefined;
       let outcome: { ok: true; confirmed: Confirmed } | { ok: false; failure: SlackFailure };
       try {
         outcome = { ok: true, confirmed: await this.post(entry) };
@@ -212,22 +242,21 @@ export class OutboxSender<P = unknown> {
       }
       // Outside the try: a failure after Slack confirmed must never cause a second post in this run.
       if (outcome.ok) {
-        await this.settle(entry, outcome.confirmed, report);
-        return "sent";
+        return { outcome: "sent", premarked: await this.settle(channel, entry, outcome.confirmed, report, next) };
       }
       const { failure } = outcome;
       entry = await this.options.outbox.markFailed(entry, failure.code);
       if (failure.kind === "permanent") {
         report.permanentFailures += 1;
         this.totals.permanentFailures += 1;
-        return this.onPermanent(channel, entry, failure, report);
+        return { outcome: await this.onPermanent(channel, entry, failure, report) };
       }
       if (failure.kind === "rate-limited") {
         report.rateLimited += 1;
         this.totals.rateLimited += 1;
         this.options.pacer.pause(channel, failure.retryAfterMs);
         this.options.logger.info({ channel, retryAfterMs: failure.retryAfterMs }, "Slack rate-limited this channel");
-        if (failure.retryAfterMs > (this.options.maxRateLimitWaitMs ?? 60_000)) return "stop-channel";
+        if (failure.retryAfterMs > (this.options.maxRateLimitWaitMs ?? 60_000)) return { outcome: "stop-channel" };
         continue;
       }
       report.retryableFailures += 1;
@@ -240,11 +269,11 @@ export class OutboxSender<P = unknown> {
           { channel, code: failure.code, detail: failure.detail },
           "Slack is failing; alerts stay in the outbox and are retried on the next pass",
         );
-        return "stop-channel";
+        return { outcome: "stop-channel" };
       }
       const backoff = Math.min(this.retry.maxMs, this.retry.baseMs * 2 ** (attempt - 1));
       await this.sleep(backoff * (0.8 + Math.random() * 0.4), this.options.signal);
-      if (this.stopping) return "stop-channel";
+      if (this.stopping) return { outcome: "stop-channel" };
     }
   }
 
@@ -301,23 +330,34 @@ export class OutboxSender<P = unknown> {
     return { posted, confirmedAt: performance.now(), threaded: thread !== undefined };
   }
 
-  private async settle(entry: OutboxEntry<P>, confirmed: Confirmed, report: FlushReport): Promise<void> {
+  /** Mark-sent (with a new thread root), and the next entry's mark-posting when it may go at once. */
+  private async settle(
+    channel: string,
+    entry: OutboxEntry<P>,
+    confirmed: Confirmed,
+    report: FlushReport,
+    next: OutboxEntry<P> | undefined,
+  ): Promise<Premarked<P> | undefined> {
     const { threads, outbox } = this.options;
     const { posted, confirmedAt } = confirmed;
     await this.options.afterPost?.(entry);
     const newRoot = entry.kind === "alert" && entry.threadKey !== undefined && !confirmed.threaded;
     const threadKey = entry.threadKey ?? "";
-    await outbox.markSent(
-      entry,
-      newRoot
-        ? (scope) => threads.set(entry.channel, threadKey, { channel: posted.channel, ts: posted.ts }, scope)
-        : undefined,
-    );
+    const also = newRoot
+      ? (scope: StoreScope) => threads.set(entry.channel, threadKey, { channel: posted.channel, ts: posted.ts }, scope)
+      : undefined;
+    // Only a post that needs no pacing wait: a mark-posting must not sit in the store through a wait.
+    const goesNow = next !== undefined && !this.stopping && this.options.pacer.delayFor(channel) === 0;
+    const premarked = goesNow
+      ? { before: next, marked: await outbox.markSentThenPosting(entry, also, next, this.now()) }
+      : undefined;
+    if (!premarked) await outbox.markSent(entry, also);
     report.maxMarkSentMs = Math.max(report.maxMarkSentMs, performance.now() - confirmedAt);
     report.sent += 1;
     this.totals.sent += 1;
     for (const key of [...this.loggedProblems])
       if (key.startsWith(`${entry.channel}|`)) this.loggedProblems.delete(key);
+    return premarked;
   }
 
   private async dmChannel(entry: OutboxEntry<P>): Promise<string> {

@@ -27,8 +27,11 @@ describe("a real process killed between Slack's confirmation and mark-sent", () 
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it("loses nothing and posts only the in-flight alert twice", async () => {
-    const file = join(dir, "state.sqlite");
+  it.each([
+    { pacing: "paced posts", burst: 1 },
+    { pacing: "back-to-back posts (a burst: mark-sent and the next mark-posting in one commit)", burst: 5 },
+  ])("loses nothing and posts only the in-flight alert twice: $pacing", async ({ burst }) => {
+    const file = join(dir, `state-${burst}.sqlite`);
     const alerts = Array.from({ length: 5 }, (_, i) => buildAlert({ person: { name: `Killed-${i}` } }));
     const plan = planDeliveries({
       alerts,
@@ -41,18 +44,23 @@ describe("a real process killed between Slack's confirmation and mark-sent", () 
     await setup.close();
 
     const crashKey = alerts[2]?.key ?? "";
-    const child = spawn(process.execPath, [childScript, file, slack.url, slack.token, crashKey], {
+    // The fake Slack is shared by the cases: only what this case posts counts.
+    const posted = (() => {
+      const already = slack.posted("hr-alerts").length;
+      return () => slack.posted("hr-alerts").slice(already);
+    })();
+    const child = spawn(process.execPath, [childScript, file, slack.url, slack.token, crashKey, String(burst)], {
       stdio: ["ignore", "pipe", "pipe"],
     });
     const childOutput = auditChildOutput("crash child (child process)", child);
     const [code, signal] = (await once(child, "exit")) as [number | null, NodeJS.Signals | null];
     expect({ code, signal }, childOutput.text()).toEqual({ code: null, signal: "SIGKILL" });
-    expect(slack.posted("hr-alerts")).toHaveLength(3);
+    expect(posted()).toHaveLength(3);
 
     const restarted = await openStateStore(file);
     const report = await buildSender(restarted, slack).sender.flush();
     await restarted.close();
-    const texts = slack.posted("hr-alerts").map((m) => String(m.text));
+    const texts = posted().map((m) => String(m.text));
     expect(report).toMatchObject({ possibleDuplicates: 1, sent: 3, pending: 0 });
     expect(new Set(texts).size).toBe(5);
     expect(texts.filter((t) => t.includes("Killed-2"))).toHaveLength(2);
