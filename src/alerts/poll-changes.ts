@@ -126,10 +126,17 @@ export async function pollOnce(
     report.error = describeError(error);
     logger.warn({ err: error }, "could not list the lenses (GET /me, /competitors); no changes read this pass");
   }
-  for (const lens of lenses) {
+  const planned = lenses.map((lens) => ({
+    lens,
+    key: lensKey(lens),
+    minRiskScore: minRiskScoreForLens(lens, settings.routing),
+  }));
+  // Every polled lens's cursor in one read, not one per lens.
+  const storedCursors = await deps.cursors.getMany<string>(
+    planned.filter((p) => p.minRiskScore !== null).map((p) => p.key),
+  );
+  for (const { lens, key, minRiskScore } of planned) {
     if (signal?.aborted) return stopped(report, logger);
-    const key = lensKey(lens);
-    const minRiskScore = minRiskScoreForLens(lens, settings.routing);
     if (minRiskScore === null) {
       report.lenses.push({
         lens: key,
@@ -140,7 +147,7 @@ export async function pollOnce(
       });
       continue;
     }
-    const stored = await deps.cursors.get<string>(key);
+    const stored = storedCursors.get(key);
     const lookback = settings.initialLookbackSeconds;
     const window = pollWindow({
       stored,

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createAlertPipeline } from "../../src/alerts/alert-pipeline.js";
 import { alertSettings } from "../../src/alerts/alert-settings.js";
 import { LENS_LIST_REFRESH_MS, LensList } from "../../src/alerts/lens-list.js";
-import type { PollClient } from "../../src/alerts/poll-changes.js";
+import { CURSOR_NAMESPACE, type PollClient } from "../../src/alerts/poll-changes.js";
 import type { ChangeItem } from "../../src/api/change-item.js";
 import type { Competitor } from "../../src/api/loose-records.js";
 import type { Employee, Me, Page } from "../../src/api/spec-records.js";
@@ -167,6 +167,43 @@ describe("the poll pass's lens list", () => {
     const again = await poll(T0 + LENS_LIST_REFRESH_MS + MINUTE);
     expect(again.error).toBe(down.message);
     expect(client.requests.me).toBe(3);
+  });
+
+  it("reads every polled lens's cursor in one read and still resumes each lens from its cursor", async () => {
+    const client = new CountingClient();
+    client.competitors = [ACME, GLOBEX];
+    const store = await openStateStore(":memory:");
+    const cursors = store.namespace(CURSOR_NAMESPACE);
+    const reads = { get: 0, getMany: 0 };
+    const get = cursors.get.bind(cursors);
+    const getMany = cursors.getMany.bind(cursors);
+    cursors.get = (key) => {
+      reads.get += 1;
+      return get(key);
+    };
+    cursors.getMany = (keys) => {
+      reads.getMany += 1;
+      return getMany(keys);
+    };
+    const counted = new Proxy(store, {
+      get: (target, name) => {
+        if (name === "namespace") {
+          return (namespace: string) => (namespace === CURSOR_NAMESPACE ? cursors : target.namespace(namespace));
+        }
+        const value: unknown = Reflect.get(target, name, target);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    const poll = await pipelineWith(client, counted);
+    const first = await poll(T0);
+    const second = await poll(T0 + MINUTE);
+    expect(reads).toEqual({ get: 0, getMany: 2 });
+    expect(second.lenses).toHaveLength(3);
+    for (const lens of second.lenses) {
+      const cursor = first.lenses.find((l) => l.lens === lens.lens)?.cursor;
+      expect(cursor).toBeDefined();
+      expect(lens.since).toBe(new Date(Date.parse(cursor ?? "") - settings.cursorOverlapSeconds * 1000).toISOString());
+    }
   });
 });
 
