@@ -7,6 +7,7 @@ import { AlertCommitLog } from "./alert-commit.js";
 import type { AlertSettings } from "./alert-settings.js";
 import { DeliveryLedger } from "./delivery-ledger.js";
 import type { HrisLookup } from "./enrich.js";
+import { LensList } from "./lens-list.js";
 import { PersonDirectory } from "./person-directory.js";
 import { CURSOR_NAMESPACE, type PollClient, type PollReport, pollOnce } from "./poll-changes.js";
 import type { WebhookDeps } from "./receive-webhook.js";
@@ -84,6 +85,8 @@ export function createAlertPipeline(options: AlertPipelineOptions): AlertPipelin
   const marks = new PersonMarks(store);
   // Kept across passes: a roster read from list pages serves every pass for an hour.
   const directory = new PersonDirectory(options.client, { logger: logger.child({ component: "people" }) });
+  // Kept across passes: the lens list is read again every five minutes and after a lens fails.
+  const lenses = new LensList(options.client);
   const inbox = new WebhookInbox({
     settings,
     ledger,
@@ -117,6 +120,7 @@ export function createAlertPipeline(options: AlertPipelineOptions): AlertPipelin
           cursors,
           hris: options.hris,
           directory,
+          lenses,
           scores,
           marks,
         },

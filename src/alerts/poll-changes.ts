@@ -9,6 +9,7 @@ import { oldestFirst } from "./dedupe.js";
 import { ChangeEnricher, type HrisLookup } from "./enrich.js";
 import { type Arrival, type HandOverDeps, handOver } from "./hand-over.js";
 import { type Lens, lensKey } from "./lens.js";
+import { currentLenses, type LensList } from "./lens-list.js";
 import { minRiskScoreForLens } from "./min-risk-score.js";
 import type { PersonDirectory } from "./person-directory.js";
 import type { AlertDraft } from "./plan-deliveries.js";
@@ -29,6 +30,8 @@ export interface PollDeps extends HandOverDeps {
   readonly hris?: HrisLookup | undefined;
   /** Person details for changes without an embedded person, from roster list pages (kept across passes). */
   readonly directory?: PersonDirectory | undefined;
+  /** The lens list kept across passes; without it (a one-shot caller) every pass reads the list. */
+  readonly lenses?: LensList | undefined;
 }
 
 export interface LensReport {
@@ -61,21 +64,6 @@ export interface PollReport {
   error?: string;
   /** Set when shutdown cut the pass short: nothing after the abort was committed or posted. */
   stopped?: boolean;
-}
-
-/** The lenses of this pass: the own company plus every competitor workspace listed right now. */
-export async function currentLenses(client: PollClient): Promise<Lens[]> {
-  const [me, competitors] = await Promise.all([client.me(), client.listCompetitors()]);
-  return [
-    { kind: "retention", organizationId: me.organization.id },
-    ...competitors.map(
-      (c): Lens => ({
-        kind: "poaching",
-        organizationId: c.id,
-        competitor: { id: c.id, name: c.name ?? `Competitor #${c.id}` },
-      }),
-    ),
-  ];
 }
 
 async function fetchLens(deps: PollDeps, lens: Lens, report: LensReport, since: string, minRiskScore: number) {
@@ -129,19 +117,26 @@ export async function pollOnce(
   };
   const gathered: Array<{ lens: Lens; items: ChangeItem[]; report: LensReport; cursor: string | undefined }> = [];
 
-  let lenses: Lens[] = [];
+  let lenses: readonly Lens[] = [];
   try {
-    lenses = await currentLenses(deps.client);
+    lenses = deps.lenses ? await deps.lenses.current(options.now.getTime()) : await currentLenses(deps.client);
   } catch (error) {
     if (signal?.aborted) return stopped(report, logger);
     // The service is unreachable: still deliver what waits in the outbox, then report the failure.
     report.error = describeError(error);
     logger.warn({ err: error }, "could not list the lenses (GET /me, /competitors); no changes read this pass");
   }
-  for (const lens of lenses) {
+  const planned = lenses.map((lens) => ({
+    lens,
+    key: lensKey(lens),
+    minRiskScore: minRiskScoreForLens(lens, settings.routing),
+  }));
+  // Every polled lens's cursor in one read, not one per lens.
+  const storedCursors = await deps.cursors.getMany<string>(
+    planned.filter((p) => p.minRiskScore !== null).map((p) => p.key),
+  );
+  for (const { lens, key, minRiskScore } of planned) {
     if (signal?.aborted) return stopped(report, logger);
-    const key = lensKey(lens);
-    const minRiskScore = minRiskScoreForLens(lens, settings.routing);
     if (minRiskScore === null) {
       report.lenses.push({
         lens: key,
@@ -152,7 +147,7 @@ export async function pollOnce(
       });
       continue;
     }
-    const stored = await deps.cursors.get<string>(key);
+    const stored = storedCursors.get(key);
     const lookback = settings.initialLookbackSeconds;
     const window = pollWindow({
       stored,
@@ -188,6 +183,8 @@ export async function pollOnce(
       // One lens failing (a competitor deleted mid-pass, an outage) must not hold back the others.
       lensReport.error = describeError(error);
       logger.warn({ lens: key, err: error }, "could not read changes for this lens; its cursor stays put");
+      // The workspace may be gone or out of reach: the next pass lists the lenses again.
+      deps.lenses?.invalidate();
     }
   }
 

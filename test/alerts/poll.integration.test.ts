@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { LENS_LIST_REFRESH_MS } from "../../src/alerts/lens-list.js";
 import { RetentionClient } from "../../src/api/client.js";
 import { type FakeSlack, startFakeSlack } from "../helpers/fake-slack.js";
 import { useEmulator } from "../helpers/start-emulator.js";
@@ -136,9 +137,33 @@ describe("polling with the emulator and a fake Slack", () => {
     } finally {
       await writer.close();
     }
-    const after = await harness.pipeline.poll({ now: new Date(), dryRun: false });
+    // The pipeline keeps the lens list for LENS_LIST_REFRESH_MS: a pass that much later lists the lenses again.
+    const after = await harness.pipeline.poll({ now: new Date(Date.now() + LENS_LIST_REFRESH_MS), dryRun: false });
     expect(after.lenses.map((l) => l.lens)).not.toContain(key);
     expect(after.lenses.every((l) => l.error === undefined)).toBe(true);
+  });
+
+  it("drops a deleted competitor workspace on the pass after its lens failed, not at the next refresh", async () => {
+    await harness.pipeline.poll({ now: new Date(), dryRun: false });
+    const key = `poaching:${competitor.id}`;
+    const writer = new RetentionClient({
+      baseUrl: emulator().baseUrl,
+      apiKey: emulator().writeKey,
+      retryBaseDelayMs: 5,
+    });
+    try {
+      await writer.deleteCompetitor(competitor.id);
+    } finally {
+      await writer.close();
+    }
+    // Within the refresh interval the kept list still names the workspace: its lens fails...
+    const failing = await harness.pipeline.poll({ now: new Date(), dryRun: false });
+    expect(failing.lenses.find((l) => l.lens === key)?.error).toBeDefined();
+    expect(failing.lenses.filter((l) => l.lens !== key).every((l) => l.error === undefined)).toBe(true);
+    // ...and the next pass lists the lenses again, without it.
+    const next = await harness.pipeline.poll({ now: new Date(), dryRun: false });
+    expect(next.lenses.map((l) => l.lens)).not.toContain(key);
+    expect(next.lenses.every((l) => l.error === undefined)).toBe(true);
   });
 
   it("still delivers the outbox when the service cannot be reached", async () => {
@@ -148,7 +173,8 @@ describe("polling with the emulator and a fake Slack", () => {
     slack.setOutage(false);
     await emulator().control.faults({ errorRate: 1, statuses: [500] });
     try {
-      const report = await harness.pipeline.poll({ now: new Date(), dryRun: false });
+      // Past the lens list's refresh interval, so the pass reads the list (GET /me, /competitors) and that fails.
+      const report = await harness.pipeline.poll({ now: new Date(Date.now() + LENS_LIST_REFRESH_MS), dryRun: false });
       expect(report.error).toBeDefined();
       expect(report.flush).toMatchObject({ sent: 2, pending: 0 });
     } finally {
