@@ -7,6 +7,7 @@ import {
   isServiceErrorCode,
 } from "../errors.js";
 import { packageVersion } from "../package-version.js";
+import { ResponseTooLarge, readCapped } from "../read-capped.js";
 import { startTimer } from "../timers.js";
 import { isRecord } from "./lenient-read.js";
 import { parseRetryAfter } from "./retry-after.js";
@@ -50,24 +51,6 @@ export function buildUrl(baseUrl: string, path: string, query?: Readonly<Record<
 
 /** The largest answer read: a page of 100 people is about 100 KiB; anything near this is not the API. */
 export const MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
-
-class ResponseTooLarge extends Error {}
-
-/** Reads a response body as UTF-8, giving up (and closing the connection) past `limit` bytes. */
-async function readCapped(body: Dispatcher.ResponseData["body"], limit: number): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array);
-    size += buffer.length;
-    if (size > limit) {
-      body.destroy();
-      throw new ResponseTooLarge();
-    }
-    chunks.push(buffer);
-  }
-  return Buffer.concat(chunks).toString("utf8");
-}
 
 function errorDetail(error: unknown): string {
   if (error instanceof Error) {

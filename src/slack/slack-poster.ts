@@ -7,6 +7,7 @@ import {
 } from "@slack/web-api";
 import type { Logger } from "../logger.js";
 import type { Block } from "./slack-message.js";
+import { undiciAdapter } from "./undici-adapter.js";
 
 export interface PostMessageInput {
   readonly channel: string;
@@ -60,7 +61,8 @@ function slackLogger(logger: Logger): SlackLogger {
 /**
  * The program's one kind of WebClient: retries off and 429s rejected at once, because the outbox
  * sender owns retries and pacing per channel. The SDK's own retry would pause its one queue
- * (every channel) on a 429 and hide an outage behind 30 minutes of silent retries.
+ * (every channel) on a 429 and hide an outage behind 30 minutes of silent retries. Its HTTP goes
+ * through undici (`undiciAdapter`).
  */
 export function createSlackWebClient(options: SlackClientOptions): WebClient {
   return new WebClient(options.token, {
@@ -69,6 +71,7 @@ export function createSlackWebClient(options: SlackClientOptions): WebClient {
     rejectRateLimitedCalls: true,
     timeout: options.timeoutMs ?? 10_000,
     logger: slackLogger(options.logger),
+    adapter: undiciAdapter,
   });
 }
 

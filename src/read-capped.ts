@@ -1,0 +1,20 @@
+import type { Dispatcher } from "undici";
+
+/** An answer body longer than the reader's limit: the connection was closed, the body dropped. */
+export class ResponseTooLarge extends Error {}
+
+/** Reads an undici response body as UTF-8, giving up (and closing the connection) past `limit` bytes. */
+export async function readCapped(body: Dispatcher.ResponseData["body"], limit: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array);
+    size += buffer.length;
+    if (size > limit) {
+      body.destroy();
+      throw new ResponseTooLarge(`the answer is longer than ${limit} bytes`);
+    }
+    chunks.push(buffer);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
