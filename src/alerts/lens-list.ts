@@ -1,17 +1,21 @@
 import type { RetentionClient } from "../api/client.js";
 import type { Lens } from "./lens.js";
 
-export type LensListClient = Pick<RetentionClient, "me" | "listCompetitors">;
+export type LensListClient = Pick<RetentionClient, "me">;
 
 /** How long a lens list read from the service is used before a pass reads it again. */
 export const LENS_LIST_REFRESH_MS = 5 * 60_000;
 
-/** The lenses right now: the own company plus every competitor workspace listed (`GET /me` and `GET /competitors`). */
+/**
+ * The lenses right now: the own company plus every competitor workspace reachable through the key,
+ * both from `GET /me` (spec 2.2), one request (`GET /competitors` would add the tracked counts, which
+ * polling does not need).
+ */
 export async function currentLenses(client: LensListClient): Promise<Lens[]> {
-  const [me, competitors] = await Promise.all([client.me(), client.listCompetitors()]);
+  const me = await client.me();
   return [
     { kind: "retention", organizationId: me.organization.id },
-    ...competitors.map(
+    ...me.competitors.map(
       (c): Lens => ({
         kind: "poaching",
         organizationId: c.id,
@@ -23,8 +27,7 @@ export async function currentLenses(client: LensListClient): Promise<Lens[]> {
 
 /**
  * The lens list kept across poll passes. The own organization and the competitor workspaces
- * almost never change, yet reading them costs two requests of the shared API budget on every
- * pass; so a list is used until it is `refreshMs` old (by the pass's clock, not the wall clock),
+ * almost never change, yet reading them costs a request of the shared API budget on every pass; so a list is used until it is `refreshMs` old (by the pass's clock, not the wall clock),
  * and read again at once after `invalidate` (a lens failed to read: its workspace may be gone).
  * A failed read throws, so the pass fails as it would without the cache: no stale list is used.
  */

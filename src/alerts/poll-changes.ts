@@ -17,10 +17,7 @@ import { passCursor, pollWindow } from "./poll-window.js";
 
 export const CURSOR_NAMESPACE = "alerts.cursor";
 
-export type PollClient = Pick<
-  RetentionClient,
-  "me" | "listCompetitors" | "iterateChanges" | "getEmployee" | "listEmployees"
->;
+export type PollClient = Pick<RetentionClient, "me" | "iterateChanges" | "getEmployee" | "listEmployees">;
 
 export interface PollDeps extends HandOverDeps {
   readonly client: PollClient;
@@ -124,7 +121,7 @@ export async function pollOnce(
     if (signal?.aborted) return stopped(report, logger);
     // The service is unreachable: still deliver what waits in the outbox, then report the failure.
     report.error = describeError(error);
-    logger.warn({ err: error }, "could not list the lenses (GET /me, /competitors); no changes read this pass");
+    logger.warn({ err: error }, "could not list the lenses (GET /me); no changes read this pass");
   }
   const planned = lenses.map((lens) => ({
     lens,

@@ -4,7 +4,6 @@ import { alertSettings } from "../../src/alerts/alert-settings.js";
 import { LENS_LIST_REFRESH_MS, LensList } from "../../src/alerts/lens-list.js";
 import { CURSOR_NAMESPACE, type PollClient } from "../../src/alerts/poll-changes.js";
 import type { ChangeItem } from "../../src/api/change-item.js";
-import type { Competitor } from "../../src/api/loose-records.js";
 import type { Employee, Me, Page } from "../../src/api/spec-records.js";
 import { createDelivery } from "../../src/app/runtime.js";
 import { configSchema } from "../../src/config/schema.js";
@@ -19,20 +18,20 @@ const MINUTE = 60_000;
 
 /** A PollClient without HTTP that counts its requests; a competitor in `failing` fails to list its changes. */
 class CountingClient implements PollClient {
-  competitors: Competitor[] = [ACME];
+  competitors: Array<{ id: number; name: string }> = [ACME];
   readonly failing = new Set<number>();
   /** Called before a lens's changes are listed (the organization polled). */
   onChanges: (organizationId: number) => void = () => {};
-  readonly requests = { me: 0, competitors: 0, changes: [] as number[] };
+  readonly requests = { me: 0, changes: [] as number[] };
 
+  /** The own company and the competitor workspaces (spec 2.2): the one request a lens list costs. */
   async me(): Promise<Me> {
     this.requests.me += 1;
-    return { organization: { id: OWN_ORG, name: "Own Company" }, competitors: [], scopes: ["read"] };
-  }
-
-  async listCompetitors(): Promise<Competitor[]> {
-    this.requests.competitors += 1;
-    return [...this.competitors];
+    return {
+      organization: { id: OWN_ORG, name: "Own Company" },
+      competitors: this.competitors.map(({ id, name }) => ({ id, name })),
+      scopes: ["read"],
+    };
   }
 
   // biome-ignore lint/correctness/useYield: a feed with nothing new; the fake only counts and fails.
@@ -91,7 +90,7 @@ describe("the poll pass's lens list", () => {
       const report = await poll(at);
       expect(report.lenses.map((l) => l.lens)).toEqual([`retention:${OWN_ORG}`, `poaching:${ACME.id}`]);
     }
-    expect(client.requests).toMatchObject({ me: 1, competitors: 1 });
+    expect(client.requests).toMatchObject({ me: 1 });
     // Each pass still reads both lenses' changes.
     expect(client.requests.changes).toEqual([OWN_ORG, ACME.id, OWN_ORG, ACME.id, OWN_ORG, ACME.id]);
   });
@@ -101,9 +100,9 @@ describe("the poll pass's lens list", () => {
     const poll = await pipelineWith(client);
     await poll(T0);
     await poll(T0 + LENS_LIST_REFRESH_MS);
-    expect(client.requests).toMatchObject({ me: 2, competitors: 2 });
+    expect(client.requests).toMatchObject({ me: 2 });
     await poll(T0 + LENS_LIST_REFRESH_MS + MINUTE);
-    expect(client.requests).toMatchObject({ me: 2, competitors: 2 });
+    expect(client.requests).toMatchObject({ me: 2 });
   });
 
   it("polls a competitor workspace added since, once the interval has passed", async () => {
@@ -128,12 +127,12 @@ describe("the poll pass's lens list", () => {
     client.competitors = [];
     const failed = await poll(T0 + MINUTE);
     expect(failed.lenses.find((l) => l.lens === `poaching:${ACME.id}`)?.error).toContain("404");
-    expect(client.requests).toMatchObject({ me: 1, competitors: 1 });
+    expect(client.requests).toMatchObject({ me: 1 });
     const next = await poll(T0 + 2 * MINUTE);
-    expect(client.requests).toMatchObject({ me: 2, competitors: 2 });
+    expect(client.requests).toMatchObject({ me: 2 });
     expect(next.lenses.map((l) => l.lens)).toEqual([`retention:${OWN_ORG}`]);
     await poll(T0 + 3 * MINUTE);
-    expect(client.requests).toMatchObject({ me: 2, competitors: 2 });
+    expect(client.requests).toMatchObject({ me: 2 });
   });
 
   it("is kept when shutdown cuts a pass short during a lens read", async () => {
@@ -149,7 +148,7 @@ describe("the poll pass's lens list", () => {
     expect((await poll(T0 + MINUTE, shutdown.signal)).stopped).toBe(true);
     client.onChanges = () => {};
     await poll(T0 + 2 * MINUTE);
-    expect(client.requests).toMatchObject({ me: 1, competitors: 1 });
+    expect(client.requests).toMatchObject({ me: 1 });
   });
 
   it("a failed read fails the pass (no stale list) and is tried again on the next pass", async () => {
@@ -221,6 +220,6 @@ describe("LensList", () => {
       { kind: "retention", organizationId: OWN_ORG },
       { kind: "poaching", organizationId: ACME.id, competitor: ACME },
     ]);
-    expect(client.requests).toMatchObject({ me: 3, competitors: 3 });
+    expect(client.requests).toMatchObject({ me: 3 });
   });
 });

@@ -271,12 +271,17 @@ describe("poll --once against broken bodies", () => {
     ["GET /me: {}", "GET /me", BROKEN.emptyObject, /GET \/me: .*organization: /],
     ["GET /me: null", "GET /me", BROKEN.jsonNull, /GET \/me: .*JSON null/],
     ["GET /me: garbage fields", "GET /me", { status: 200, body: { organization: "Acme" } }, /organization: /],
-    ["GET /competitors: {}", "GET /competitors", BROKEN.emptyObject, /GET \/competitors: .*expected array/],
     [
-      "GET /competitors: a workspace without id",
-      "GET /competitors",
-      { status: 200, body: [{ name: "Globex" }] },
-      /GET \/competitors: .*0\.id: required/,
+      "GET /me: competitors that are not a list",
+      "GET /me",
+      { status: 200, body: { organization: { id: 1, name: "Own" }, competitors: {}, scopes: ["read"] } },
+      /GET \/me: .*competitors: .*expected array/,
+    ],
+    [
+      "GET /me: a competitor workspace without id",
+      "GET /me",
+      { status: 200, body: { organization: { id: 1, name: "Own" }, competitors: [{ name: "Globex" }], scopes: [] } },
+      /GET \/me: .*competitors\.0\.id: /,
     ],
   ];
 
