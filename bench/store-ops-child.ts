@@ -90,14 +90,9 @@ childMain(async (input: StoreOpsInput): Promise<Omit<StoreOpsRun, "engine" | "po
       const posting = await outbox.markPosting(entry, Date.now());
       await threads.get(posting.channel, posting.threadKey ?? "");
       // As the sender settles a post that starts a thread: mark-sent and the root in one commit.
-      await outbox.markSent(posting, (scope) =>
-        threads.set(
-          posting.channel,
-          posting.threadKey ?? "",
-          { channel: "C0HRALERTS", ts: "1700000000.000100" },
-          scope,
-        ),
-      );
+      const ref = { channel: "C0HRALERTS", ts: "1700000000.000100" };
+      await outbox.markSent(posting, threads.rootPut(posting.channel, posting.threadKey ?? "", ref));
+      threads.noteRoot(posting.channel, posting.threadKey ?? "", ref);
     }
     const postedBookkeeping = per(endSpan(span, sockets, target), half);
     globalThis.gc?.();

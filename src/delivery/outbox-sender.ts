@@ -1,7 +1,6 @@
 import type { Logger } from "../logger.js";
 import { classifySlackError, type SlackFailure } from "../slack/classify-slack-error.js";
 import type { PostedMessage, SlackPoster } from "../slack/slack-poster.js";
-import type { StoreScope } from "../store/state-store.js";
 import { sleepUnlessAborted } from "../timers.js";
 import type { ChannelPacer } from "./channel-pacer.js";
 import type { Outbox, OutboxDraft, OutboxEntry, ThreadIndex, WaitingMessage } from "./outbox.js";
@@ -343,15 +342,15 @@ export class OutboxSender<P = unknown> {
     await this.options.afterPost?.(entry);
     const newRoot = entry.kind === "alert" && entry.threadKey !== undefined && !confirmed.threaded;
     const threadKey = entry.threadKey ?? "";
-    const also = newRoot
-      ? (scope: StoreScope) => threads.set(entry.channel, threadKey, { channel: posted.channel, ts: posted.ts }, scope)
-      : undefined;
+    const ref = { channel: posted.channel, ts: posted.ts };
+    const root = newRoot ? threads.rootPut(entry.channel, threadKey, ref) : undefined;
     // Only a post that needs no pacing wait: a mark-posting must not sit in the store through a wait.
     const goesNow = next !== undefined && !this.stopping && this.options.pacer.delayFor(channel) === 0;
     const premarked = goesNow
-      ? { before: next, marked: await outbox.markSentThenPosting(entry, also, next, this.now()) }
+      ? { before: next, marked: await outbox.markSentThenPosting(entry, root, next, this.now()) }
       : undefined;
-    if (!premarked) await outbox.markSent(entry, also);
+    if (!premarked) await outbox.markSent(entry, root);
+    if (root) threads.noteRoot(entry.channel, threadKey, ref);
     report.maxMarkSentMs = Math.max(report.maxMarkSentMs, performance.now() - confirmedAt);
     report.sent += 1;
     this.totals.sent += 1;

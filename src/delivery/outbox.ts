@@ -1,5 +1,5 @@
 import type { SlackMessage } from "../slack/slack-message.js";
-import type { DurableQueue, StateStore, StoreScope } from "../store/state-store.js";
+import type { DurableQueue, NamespacePut, StateStore, StoreScope } from "../store/state-store.js";
 
 /** The outbox's queue (the name of the namespace it had before it was a queue). */
 export const OUTBOX_QUEUE = "alerts.outbox";
@@ -190,16 +190,11 @@ export class Outbox<P = unknown> {
   }
 
   /**
-   * The one write between Slack's answer and safety: it must stay a single small commit. `also`
-   * adds writes that belong to the same post (a new thread root) to that commit.
+   * The one write between Slack's answer and safety: it must stay a single small commit. `root`
+   * (a new thread root, `ThreadIndex.rootPut`) is stored in the same write.
    */
-  markSent(entry: WaitingMessage, also?: (scope: StoreScope) => Promise<void>): Promise<void> {
-    const expiresAtMs = this.now() + this.sentRetentionMs;
-    if (!also) return this.queue().ack([entry.id], expiresAtMs);
-    return this.store.transaction(async (scope) => {
-      await this.queue(scope).ack([entry.id], expiresAtMs);
-      await also(scope);
-    });
+  markSent(entry: WaitingMessage, root?: NamespacePut): Promise<void> {
+    return this.queue().settle({ ack: { id: entry.id, expiresAtMs: this.now() + this.sentRetentionMs }, put: root });
   }
 
   /**
@@ -209,16 +204,15 @@ export class Outbox<P = unknown> {
    */
   async markSentThenPosting(
     sent: WaitingMessage,
-    also: ((scope: StoreScope) => Promise<void>) | undefined,
+    root: NamespacePut | undefined,
     next: OutboxEntry<P>,
     nowMs: number,
   ): Promise<OutboxEntry<P>> {
-    const expiresAtMs = this.now() + this.sentRetentionMs;
     const marked: OutboxEntry<P> = { ...next, postingSince: nowMs, attempts: next.attempts + 1 };
-    await this.store.transaction(async (scope) => {
-      await this.queue(scope).ack([sent.id], expiresAtMs);
-      await also?.(scope);
-      await this.queue(scope).setHead(next.id, headOfMessage(marked));
+    await this.queue().settle({
+      ack: { id: sent.id, expiresAtMs: this.now() + this.sentRetentionMs },
+      put: root,
+      nextHead: { id: next.id, head: headOfMessage(marked) },
     });
     return marked;
   }
@@ -300,11 +294,14 @@ export class ThreadIndex {
     return ref;
   }
 
-  /** Stores a root; with `scope`, inside the caller's transaction (the post's mark-sent). */
-  async set(channel: string, threadKey: string, ref: ThreadRef, scope: StoreScope = this.store): Promise<void> {
-    const key = this.key(channel, threadKey);
-    await scope.namespace(THREADS_NAMESPACE).set(key, ref, this.retentionMs);
-    this.remember(key, ref, this.now() + this.retentionMs);
+  /** A new root as a write for the post's mark-sent (`Outbox.markSent`); `noteRoot` once it is committed. */
+  rootPut(channel: string, threadKey: string, ref: ThreadRef): NamespacePut {
+    return { namespace: THREADS_NAMESPACE, key: this.key(channel, threadKey), value: ref, ttlMs: this.retentionMs };
+  }
+
+  /** A root written with `rootPut` and committed: answered from memory from now on. */
+  noteRoot(channel: string, threadKey: string, ref: ThreadRef): void {
+    this.remember(this.key(channel, threadKey), ref, this.now() + this.retentionMs);
   }
 
   /** One read of every live root; a store holding more than memory keeps is read root by root instead. */

@@ -13,6 +13,7 @@ import type {
   LeaderTerm,
   QueuedHead,
   QueuedItem,
+  QueueSettle,
   StateStore,
   StoreScope,
   SweepReport,
@@ -260,6 +261,37 @@ class PgQueue<T, H> implements DurableQueue<T, H> {
         [JSON.stringify(head), this.name, id],
       );
       return (result.rowCount ?? 0) > 0;
+    });
+  }
+
+  settle(step: QueueSettle<H>): Promise<void> {
+    const { put, nextHead } = step;
+    const putExpires = put?.ttlMs !== undefined && put.ttlMs > 0 ? Math.round(Date.now() + put.ttlMs) : null;
+    return this.run(`settle in ${this.name}`, true, async (sql) => {
+      // One statement (data-modifying CTEs on different rows): atomic by itself.
+      await sql(
+        `WITH acked AS (
+           UPDATE rs_queue_items SET value = NULL, expires = $1 WHERE queue = $2 AND id = $3
+         ), put AS (
+           INSERT INTO rs_kv (namespace, key, value, expires)
+           SELECT $4::text, $5::text, $6::text, $7::bigint WHERE $4::text IS NOT NULL
+           ON CONFLICT (namespace, key) DO UPDATE SET value = excluded.value, expires = excluded.expires
+         ), next AS (
+           UPDATE rs_queue_items SET head = $8 WHERE queue = $2 AND id = $9::text AND value IS NOT NULL
+         )
+         SELECT 1`,
+        [
+          Math.round(step.ack.expiresAtMs),
+          this.name,
+          step.ack.id,
+          put?.namespace ?? null,
+          put?.key ?? null,
+          put ? JSON.stringify(put.value ?? null) : null,
+          putExpires,
+          nextHead ? JSON.stringify(nextHead.head) : null,
+          nextHead?.id ?? null,
+        ],
+      );
     });
   }
 

@@ -38,6 +38,26 @@ const QUEUE_TRIGGERS = [
      BEGIN DELETE FROM queue_items WHERE queue = substr(new.name, 1, length(new.name) - 6) AND id = new.key; END`,
 ];
 
+/**
+ * A post's whole bookkeeping as one statement (`DurableQueue.settle`): an insert into this view
+ * acks an item (its tombstone, whose trigger deletes it), stores a keyv entry (a thread root) and
+ * sets another item's head (the next post's mark-posting). One statement is atomic without a
+ * transaction, and is one trip to the database instead of one per write. Created at every open:
+ * a database of schema 2 from the release before gets it then, and that release ignores it.
+ */
+const QUEUE_SETTLE = [
+  `CREATE VIEW IF NOT EXISTS queue_settle(queue, acked_id, acked_until, put_key, put_value, next_id, next_head) AS
+     SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL WHERE 0`,
+  `CREATE TRIGGER IF NOT EXISTS queue_settled INSTEAD OF INSERT ON queue_settle BEGIN
+     INSERT INTO key_sets(name, key, expires) VALUES (new.queue || '#acked', new.acked_id, new.acked_until)
+       ON CONFLICT(name, key) DO UPDATE SET expires = max(expires, excluded.expires);
+     INSERT INTO ${KV_TABLE}(key, value) SELECT new.put_key, new.put_value WHERE new.put_key IS NOT NULL
+       ON CONFLICT(key) DO UPDATE SET value = excluded.value;
+     UPDATE queue_items SET head = new.next_head
+       WHERE new.next_id IS NOT NULL AND queue = new.queue AND id = new.next_id;
+   END`,
+];
+
 const TABLES = [
   `CREATE TABLE IF NOT EXISTS queue_items (
      seq INTEGER PRIMARY KEY,
@@ -213,7 +233,10 @@ export async function ensureSchema(query: Query, location: string, nowMs: number
       `State store ${location} was written by a newer release of retention-sync (schema ${found}; this release reads up to ${SCHEMA_VERSION}). Run the newer release, or restore the backup taken before the upgrade.`,
     );
   }
-  if (found === SCHEMA_VERSION) return { from: found, migrated: undefined };
+  if (found === SCHEMA_VERSION) {
+    for (const statement of QUEUE_SETTLE) await query(statement);
+    return { from: found, migrated: undefined };
+  }
   await query("BEGIN IMMEDIATE");
   try {
     let migrated: SchemaReport["migrated"];
@@ -225,6 +248,7 @@ export async function ensureSchema(query: Query, location: string, nowMs: number
     } else {
       splitBodies = await splitQueueBodies(query, nowMs);
     }
+    for (const statement of QUEUE_SETTLE) await query(statement);
     await query(`PRAGMA user_version = ${SCHEMA_VERSION}`);
     await query("COMMIT");
     return { from: found, migrated, ...(splitBodies === undefined ? {} : { splitBodies }) };

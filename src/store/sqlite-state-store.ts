@@ -12,6 +12,7 @@ import type {
   KeyValueNamespace,
   QueuedHead,
   QueuedItem,
+  QueueSettle,
   StateStore,
   StoreScope,
   SweepReport,
@@ -144,6 +145,7 @@ class SqliteNamespace implements KeyValueNamespace {
 
 class SqliteQueue<T, H> implements DurableQueue<T, H> {
   constructor(
+    private readonly keyv: Keyv,
     private readonly query: Query,
     private readonly name: string,
     private readonly run: Runner,
@@ -253,6 +255,31 @@ class SqliteQueue<T, H> implements DurableQueue<T, H> {
     });
   }
 
+  settle(step: QueueSettle<H>): Promise<void> {
+    return this.run(`settle in ${this.name}`, async () => {
+      const { put, nextHead } = step;
+      // keyv's own serialization and key, so that keyv reads the entry as its own.
+      const putValue = put
+        ? await this.keyv.serializeData({
+            value: put.value,
+            expires: put.ttlMs !== undefined && put.ttlMs > 0 ? Date.now() + put.ttlMs : undefined,
+          })
+        : null;
+      // One statement (the `queue_settle` view's trigger, sqlite-schema.ts): atomic by itself.
+      await this.query(
+        `INSERT INTO queue_settle(queue, acked_id, acked_until, put_key, put_value, next_id, next_head)
+         VALUES (?, ?, ?, ?, ?, ?, ?)`,
+        this.name,
+        step.ack.id,
+        Math.round(step.ack.expiresAtMs),
+        put ? KEYV_PREFIX + put.namespace + NS_SEPARATOR + put.key : null,
+        putValue,
+        nextHead?.id ?? null,
+        nextHead ? JSON.stringify(nextHead.head) : null,
+      );
+    });
+  }
+
   ack(ids: readonly string[], expiresAtMs: number): Promise<void> {
     if (ids.length === 0) return Promise.resolve();
     return this.run(`ack in ${this.name}`, async () => {
@@ -343,7 +370,7 @@ class SqliteStateStore implements StateStore {
   private scopeWith(run: Runner, inTransaction: boolean): StoreScope {
     return {
       namespace: (name) => new SqliteNamespace(this.keyv, this.query, name + NS_SEPARATOR, run),
-      queue: <T, H = never>(name: string) => new SqliteQueue<T, H>(this.query, name, run, inTransaction),
+      queue: <T, H = never>(name: string) => new SqliteQueue<T, H>(this.keyv, this.query, name, run, inTransaction),
       keySet: (name) => new SqliteKeySet(this.query, name, run),
     };
   }

@@ -62,6 +62,29 @@ export interface DurableQueue<T, H = never> {
   setHead(id: string, head: H): Promise<boolean>;
   /** Done: the item is dropped, its id remembered until `expiresAtMs` (then swept). */
   ack(ids: readonly string[], expiresAtMs: number): Promise<void>;
+  /**
+   * One item done, with what belongs to the same step, as one write (one statement: atomic inside
+   * or outside a transaction): a post's mark-sent with its new thread root and the next post's
+   * mark-posting.
+   */
+  settle(step: QueueSettle<H>): Promise<void>;
+}
+
+/** What `DurableQueue.settle` writes at once. */
+export interface QueueSettle<H> {
+  /** The item acked, its id remembered until `expiresAtMs`. */
+  readonly ack: { readonly id: string; readonly expiresAtMs: number };
+  /** A value stored in a namespace, as `KeyValueNamespace.set` stores it. */
+  readonly put?: NamespacePut | undefined;
+  /** Another waiting item's new head (nothing when it no longer waits). */
+  readonly nextHead?: { readonly id: string; readonly head: H } | undefined;
+}
+
+export interface NamespacePut {
+  readonly namespace: string;
+  readonly key: string;
+  readonly value: unknown;
+  readonly ttlMs?: number | undefined;
 }
 
 /** A set of keys that expire (handled changes and webhook events). */

@@ -43,24 +43,26 @@ describe("Outbox: heads and bodies", () => {
     await store.close();
   });
 
-  it("marks a message sent together with its thread root, or neither when the commit fails", async () => {
+  it("marks a message sent together with its thread root, and the next one posting, in one write", async () => {
     const store = await openStateStore(":memory:");
     const outbox = new Outbox(store, 1_000, () => 5_000);
     const threads = new ThreadIndex(store, 60_000);
-    await outbox.enqueue([draft("a"), draft("b")], 100);
-    const [a, b] = await outbox.pending();
-    if (!a || !b) throw new Error("not queued");
-    await outbox.markSent(a, (scope) => threads.set("hr", "person:a", { channel: "C1", ts: "1.1" }, scope));
+    await outbox.enqueue([draft("a"), draft("b"), draft("c")], 100);
+    const [a, b, c] = await outbox.pending();
+    if (!a || !b || !c) throw new Error("not queued");
+    await outbox.markSent(a, threads.rootPut("hr", "person:a", { channel: "C1", ts: "1.1" }));
     expect(await store.namespace("alerts.threads").get("hr|person:a")).toEqual({ channel: "C1", ts: "1.1" });
-    const failure = new Error("disk full");
-    await expect(
-      outbox.markSent(b, async (scope) => {
-        await scope.namespace("alerts.threads").set("hr|person:b", { channel: "C1", ts: "2.2" });
-        throw failure;
-      }),
-    ).rejects.toBe(failure);
-    expect((await outbox.waiting()).map((m) => m.id)).toEqual(["b"]);
-    expect(await store.namespace("alerts.threads").get("hr|person:b")).toBeUndefined();
+    const marked = await outbox.markSentThenPosting(
+      b,
+      threads.rootPut("hr", "person:b", { channel: "C1", ts: "2.2" }),
+      c,
+      300,
+    );
+    expect(marked).toMatchObject({ id: "c", postingSince: 300, attempts: 1 });
+    expect(await store.namespace("alerts.threads").get("hr|person:b")).toEqual({ channel: "C1", ts: "2.2" });
+    expect((await outbox.waiting()).map((m) => [m.id, m.postingSince, m.attempts])).toEqual([["c", 300, 1]]);
+    // Acked ids are remembered: a replay of the same drafts queues nothing.
+    expect(await outbox.enqueue([draft("a"), draft("b")], 400)).toBe(0);
     await store.close();
   });
 
@@ -120,7 +122,8 @@ describe("ThreadIndex", () => {
     await store.namespace("alerts.threads").set("hr|p2", { channel: "C1", ts: "2.2" });
     const counting = countingScope(store);
     const threads = new ThreadIndex(counting.scope, 10_000, () => now);
-    await threads.set("hr", "p1", { channel: "C1", ts: "1.1" });
+    await counting.scope.namespace("alerts.threads").set("hr|p1", { channel: "C1", ts: "1.1" });
+    threads.noteRoot("hr", "p1", { channel: "C1", ts: "1.1" });
     expect(await threads.get("hr", "p1")).toEqual({ channel: "C1", ts: "1.1" });
     expect(await threads.get("hr", "p2")).toEqual({ channel: "C1", ts: "2.2" });
     expect(await threads.get("hr", "nobody")).toBeUndefined();

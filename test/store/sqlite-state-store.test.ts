@@ -199,7 +199,39 @@ describe("a database written by the previous release (schema 1, queue items with
         { name: "queue_items" },
         { name: "queue_items_gone" },
         { name: "queue_order" },
+        { name: "queue_settle" },
+        { name: "queue_settled" },
       ]);
+    });
+  });
+});
+
+describe("a database of schema 2 written by the release before queue_settle", () => {
+  it("gets the settle view at open, keeps its schema version, and settles a post in one write", async () => {
+    const file = tempFile();
+    const first = await openStateStore(file);
+    await first.queue<string, number>("q").enqueue([
+      { id: "a", value: "A", head: 0 },
+      { id: "b", value: "B", head: 0 },
+    ]);
+    await first.close();
+    // What the release before wrote: schema 2 without the view and its trigger.
+    await withRaw(file, async (query) => {
+      await query("DROP TRIGGER queue_settled");
+      await query("DROP VIEW queue_settle");
+    });
+    const store = await openStateStore(file);
+    const queue = store.queue<string, number>("q");
+    await queue.settle({
+      ack: { id: "a", expiresAtMs: Date.now() + 60_000 },
+      put: { namespace: "alerts.threads", key: "hr|a", value: { ts: "1.1" } },
+      nextHead: { id: "b", head: 1 },
+    });
+    expect((await queue.heads()).map((i) => [i.id, i.head])).toEqual([["b", 1]]);
+    expect(await store.namespace("alerts.threads").get("hr|a")).toEqual({ ts: "1.1" });
+    await store.close();
+    await withRaw(file, async (query) => {
+      expect(await query("PRAGMA user_version")).toEqual([{ user_version: SCHEMA_VERSION }]);
     });
   });
 });
