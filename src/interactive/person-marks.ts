@@ -32,13 +32,18 @@ const isSnooze = (v: unknown): v is SnoozeMark => isAck(v) && typeof (v as Snooz
 export class PersonMarks {
   constructor(private readonly store: StateStore) {}
 
-  /** The marks of these people that are in force at `nowMs`. */
+  /** The marks of these people that are in force at `nowMs`: two reads, however many people. */
   async lookup(refs: readonly string[], nowMs: number): Promise<ReadonlyMap<string, PersonMark>> {
-    const acks = this.store.namespace(ACKS_NAMESPACE);
-    const snoozes = this.store.namespace(SNOOZES_NAMESPACE);
+    const people = [...new Set(refs)];
     const marks = new Map<string, PersonMark>();
-    for (const ref of new Set(refs)) {
-      const [ack, snooze] = await Promise.all([acks.get<unknown>(ref), snoozes.get<unknown>(ref)]);
+    if (people.length === 0) return marks;
+    const [acks, snoozes] = await Promise.all([
+      this.store.namespace(ACKS_NAMESPACE).getMany<unknown>(people),
+      this.store.namespace(SNOOZES_NAMESPACE).getMany<unknown>(people),
+    ]);
+    for (const ref of people) {
+      const ack = acks.get(ref);
+      const snooze = snoozes.get(ref);
       const snoozedUntil = isSnooze(snooze) && Date.parse(snooze.until) > nowMs ? snooze.until : undefined;
       const acknowledged = isAck(ack) ? ack : undefined;
       if (snoozedUntil || acknowledged) marks.set(ref, { acknowledged, snoozedUntil });
