@@ -296,7 +296,13 @@ export class ThreadIndex {
 
   /** A new root as a write for the post's mark-sent (`Outbox.markSent`); `noteRoot` once it is committed. */
   rootPut(channel: string, threadKey: string, ref: ThreadRef): NamespacePut {
-    return { namespace: THREADS_NAMESPACE, key: this.key(channel, threadKey), value: ref, ttlMs: this.retentionMs };
+    // Its expiry on the delivery's clock, like the root kept in memory (`noteRoot`).
+    return {
+      namespace: THREADS_NAMESPACE,
+      key: this.key(channel, threadKey),
+      value: ref,
+      expiresAtMs: this.now() + this.retentionMs,
+    };
   }
 
   /** A root written with `rootPut` and committed: answered from memory from now on. */

@@ -266,7 +266,7 @@ class PgQueue<T, H> implements DurableQueue<T, H> {
 
   settle(step: QueueSettle<H>): Promise<void> {
     const { put, nextHead } = step;
-    const putExpires = put?.ttlMs !== undefined && put.ttlMs > 0 ? Math.round(Date.now() + put.ttlMs) : null;
+    const putExpires = put?.expiresAtMs === undefined ? null : Math.round(put.expiresAtMs);
     return this.run(`settle in ${this.name}`, true, async (sql) => {
       // One statement (data-modifying CTEs on different rows): atomic by itself.
       await sql(

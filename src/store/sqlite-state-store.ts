@@ -262,7 +262,7 @@ class SqliteQueue<T, H> implements DurableQueue<T, H> {
       const putValue = put
         ? await this.keyv.serializeData({
             value: put.value,
-            expires: put.ttlMs !== undefined && put.ttlMs > 0 ? Date.now() + put.ttlMs : undefined,
+            expires: put.expiresAtMs === undefined ? undefined : Math.round(put.expiresAtMs),
           })
         : null;
       // One statement (the `queue_settle` view's trigger, sqlite-schema.ts): atomic by itself.

@@ -84,7 +84,8 @@ export interface NamespacePut {
   readonly namespace: string;
   readonly key: string;
   readonly value: unknown;
-  readonly ttlMs?: number | undefined;
+  /** When it expires (the caller's clock); never when absent. */
+  readonly expiresAtMs?: number | undefined;
 }
 
 /** A set of keys that expire (handled changes and webhook events). */

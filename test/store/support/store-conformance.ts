@@ -162,7 +162,7 @@ export function describeStoreConformance(engine: StoreEngine): void {
         await queue.enqueue(["a", "b", "c", "d"].map((id) => ({ id, value: { body: id }, head: { h: 0 } })));
         await queue.settle({
           ack: { id: "a", expiresAtMs: Date.now() + 60_000 },
-          put: { namespace: "roots", key: "hr|p1", value: { ts: "1.1" }, ttlMs: 60_000 },
+          put: { namespace: "roots", key: "hr|p1", value: { ts: "1.1" }, expiresAtMs: Date.now() + 60_000 },
           nextHead: { id: "b", head: { h: 7 } },
         });
         expect((await queue.heads()).map((i) => [i.id, i.head])).toEqual([
@@ -179,7 +179,7 @@ export function describeStoreConformance(engine: StoreEngine): void {
         // A put that expired is not read back; a next head of an item no longer waiting writes nothing.
         await queue.settle({
           ack: { id: "c", expiresAtMs: Date.now() + 60_000 },
-          put: { namespace: "roots", key: "hr|gone", value: { ts: "0" }, ttlMs: 1 },
+          put: { namespace: "roots", key: "hr|gone", value: { ts: "0" }, expiresAtMs: Date.now() + 1 },
           nextHead: { id: "a", head: { h: 9 } },
         });
         await sleep(5);
