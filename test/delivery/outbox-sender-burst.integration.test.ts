@@ -1,21 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type AlertDraft, planDeliveries } from "../../src/alerts/plan-deliveries.js";
 import { ChannelPacer } from "../../src/delivery/channel-pacer.js";
 import type { Outbox } from "../../src/delivery/outbox.js";
 import { openStateStore, type StateStore } from "../../src/store/state-store.js";
-import { buildAlert } from "../alerts/support/build-alert.js";
 import { type FakeSlack, startFakeSlack } from "../helpers/fake-slack.js";
+import { singleAlertDrafts } from "./support/alert-drafts.js";
 import { buildSender } from "./support/build-sender.js";
-
-function drafts(channel: string, count: number): AlertDraft[] {
-  const alerts = Array.from({ length: count }, (_, i) => buildAlert({ person: { name: `${channel}-${i}` } }));
-  return planDeliveries({
-    alerts,
-    routing: { routes: [{ lens: "both", minRiskScore: 0, channel }] },
-    digestThreshold: 100,
-    managerDm: false,
-  }).drafts;
-}
 
 /** A pacer whose clock moves only by what it waits (waits end at once). */
 function fakeClockPacer(burst: number): ChannelPacer {
@@ -59,7 +48,7 @@ describe("OutboxSender posting back to back (a burst)", () => {
   it("writes one commit between two posts: each mark-sent marks the next entry posting", async () => {
     const { outbox, sender } = buildSender(store, slack, { pacer: fakeClockPacer(3) });
     const writes = countWrites(outbox);
-    await outbox.enqueue(drafts("hr-alerts", 5), Date.now());
+    await outbox.enqueue(singleAlertDrafts("hr-alerts", 5), Date.now());
     expect(await sender.flush()).toMatchObject({ sent: 5, pending: 0, possibleDuplicates: 0 });
     // Three go at once (the burst): two of them were marked by the commit before; the last two wait their turn.
     expect(writes).toEqual({ markPosting: 3, markSentThenPosting: 2, markSent: 3 });
@@ -75,7 +64,7 @@ describe("OutboxSender posting back to back (a burst)", () => {
   it("writes the marks apart when every post waits its turn", async () => {
     const { outbox, sender } = buildSender(store, slack, { pacer: fakeClockPacer(1) });
     const writes = countWrites(outbox);
-    await outbox.enqueue(drafts("hr-alerts", 3), Date.now());
+    await outbox.enqueue(singleAlertDrafts("hr-alerts", 3), Date.now());
     expect(await sender.flush()).toMatchObject({ sent: 3, pending: 0 });
     expect(writes).toEqual({ markPosting: 3, markSent: 3 });
   });
@@ -90,7 +79,7 @@ describe("OutboxSender posting back to back (a burst)", () => {
       controller.abort(); // SIGTERM right after the commit that marked the next entry posting
       return marked;
     };
-    await outbox.enqueue(drafts("hr-alerts", 3), Date.now());
+    await outbox.enqueue(singleAlertDrafts("hr-alerts", 3), Date.now());
     expect(await sender.flush()).toMatchObject({ sent: 1, pending: 2, stopped: true });
     expect(writes.restoreHead).toBe(1);
     const waiting = await outbox.waiting();

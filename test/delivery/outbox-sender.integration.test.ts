@@ -2,26 +2,15 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { type AlertDraft, planDeliveries } from "../../src/alerts/plan-deliveries.js";
+import { planDeliveries } from "../../src/alerts/plan-deliveries.js";
 import { ChannelPacer } from "../../src/delivery/channel-pacer.js";
 import { openStateStore, type StateStore } from "../../src/store/state-store.js";
 import { buildAlert } from "../alerts/support/build-alert.js";
 import { captureLogs } from "../helpers/capture-logs.js";
 import { deferred } from "../helpers/deferred.js";
 import { type FakeSlack, startFakeSlack } from "../helpers/fake-slack.js";
+import { singleAlertDrafts } from "./support/alert-drafts.js";
 import { buildSender } from "./support/build-sender.js";
-
-function drafts(channel: string, count: number, personId?: number): AlertDraft[] {
-  const alerts = Array.from({ length: count }, (_, i) =>
-    buildAlert({ person: { name: `${channel}-${i}`, ...(personId !== undefined ? { employeeId: personId } : {}) } }),
-  );
-  return planDeliveries({
-    alerts,
-    routing: { routes: [{ lens: "both", minRiskScore: 0, channel }] },
-    digestThreshold: 100,
-    managerDm: false,
-  }).drafts;
-}
 
 describe("OutboxSender with a fake Slack", () => {
   let slack: FakeSlack;
@@ -38,7 +27,7 @@ describe("OutboxSender with a fake Slack", () => {
 
   it("posts in order and threads later alerts about the same person under the first", async () => {
     const { outbox, sender } = buildSender(store, slack);
-    await outbox.enqueue(drafts("hr-alerts", 3, 77), Date.now());
+    await outbox.enqueue(singleAlertDrafts("hr-alerts", 3, 77), Date.now());
     const report = await sender.flush();
     expect(report).toMatchObject({ sent: 3, pending: 0, permanentFailures: 0 });
     const posted = slack.posted("hr-alerts");
@@ -72,7 +61,10 @@ describe("OutboxSender with a fake Slack", () => {
       },
     );
     const { outbox, sender } = buildSender(store, slack, { pacer });
-    await outbox.enqueue([...drafts("hr-alerts", 3), ...drafts("poaching-alerts", 3)], Date.now());
+    await outbox.enqueue(
+      [...singleAlertDrafts("hr-alerts", 3), ...singleAlertDrafts("poaching-alerts", 3)],
+      Date.now(),
+    );
     slack.failNext("chat.postMessage", { status: 429, retryAfter: 1, error: "ratelimited" });
     const flushed = sender.flush();
     await Promise.race([
@@ -100,10 +92,10 @@ describe("OutboxSender with a fake Slack", () => {
 
   it("leaves a channel under a long Retry-After for later without holding the flush", async () => {
     const { outbox, sender } = buildSender(store, slack);
-    await outbox.enqueue(drafts("hr-alerts", 2), Date.now());
+    await outbox.enqueue(singleAlertDrafts("hr-alerts", 2), Date.now());
     slack.failNext("chat.postMessage", { status: 429, retryAfter: 120, error: "ratelimited" });
     expect(await sender.flush()).toMatchObject({ rateLimited: 1, sent: 0, pending: 2 });
-    await outbox.enqueue(drafts("poaching-alerts", 1), Date.now());
+    await outbox.enqueue(singleAlertDrafts("poaching-alerts", 1), Date.now());
     expect(await sender.flush()).toMatchObject({ sent: 1, pending: 2, rateLimited: 0 });
     expect(slack.calls.filter((c) => c.method === "chat.postMessage").map((c) => c.args.channel)).toEqual([
       "hr-alerts",
@@ -114,7 +106,7 @@ describe("OutboxSender with a fake Slack", () => {
   it("logs a permanent error once with the fix, keeps the alerts and delivers them once the config is fixed", async () => {
     const logs = captureLogs({ level: "warn" });
     const { outbox, sender } = buildSender(store, slack, { logger: logs.logger });
-    await outbox.enqueue([...drafts("new-channel", 2), ...drafts("hr-alerts", 2)], Date.now());
+    await outbox.enqueue([...singleAlertDrafts("new-channel", 2), ...singleAlertDrafts("hr-alerts", 2)], Date.now());
     const first = await sender.flush();
     const second = await sender.flush();
     expect(first).toMatchObject({
@@ -134,11 +126,11 @@ describe("OutboxSender with a fake Slack", () => {
 
   it("retries retryable errors with backoff and keeps everything through an outage", async () => {
     const { outbox, sender } = buildSender(store, slack);
-    await outbox.enqueue(drafts("hr-alerts", 4), Date.now());
+    await outbox.enqueue(singleAlertDrafts("hr-alerts", 4), Date.now());
     slack.failNext("chat.postMessage", { status: 500 }, 2);
     expect(await sender.flush()).toMatchObject({ sent: 4, retryableFailures: 2, pending: 0 });
 
-    await outbox.enqueue(drafts("hr-alerts", 3), Date.now());
+    await outbox.enqueue(singleAlertDrafts("hr-alerts", 3), Date.now());
     slack.setOutage(true, "reset");
     for (let pass = 0; pass < 3; pass += 1) expect(await sender.flush()).toMatchObject({ sent: 0, pending: 3 });
     slack.setOutage(true, "http");
@@ -181,7 +173,7 @@ describe("crash between post and mark-sent", () => {
           if (entry.alertKeys.some((k) => k === crashKey)) throw new Error("simulated crash");
         },
       });
-      const all = drafts("hr-alerts", 5);
+      const all = singleAlertDrafts("hr-alerts", 5);
       const crashKey = all[2]?.alertKeys[0] ?? "";
       await parts.outbox.enqueue(all, Date.now());
       // The "crash" aborts the flush right after Slack confirmed entry 3; the process state is dropped.
