@@ -25,12 +25,16 @@ export interface PollPathChildInput {
   /** Alerts per single-message pass (half per lens, at most the digest threshold per channel). */
   readonly single: number;
   readonly singlePasses: number;
+  /** Single-message passes run before the measured ones, reported apart (the JIT compiling the code they run). */
+  readonly singleWarmups: number;
+  /** The measurement before 2026-11-24 12:00: a forced full GC before every pass (see runPollPath). */
+  readonly forcedGc: boolean;
   readonly messagesPerSecond: number;
 }
 
 export interface PollPathPass extends SpanCost {
   readonly kind: "digest" | "single";
-  /** Warm-up passes (the first of each kind) are reported, not counted. */
+  /** Warm-up passes (the first digested one, the first `singleWarmups` single ones) are reported, not counted. */
   readonly measured: boolean;
   readonly alerts: number;
   /** Changes the pass read from the API (every lens): the cursor overlap re-reads earlier passes' changes. */
@@ -78,6 +82,10 @@ export interface PollPathSummary {
 export interface PollPathRun {
   readonly engine: StateEngine;
   readonly summaries: PollPathSummary[];
+  /** The same figures over the warm-up passes: what a freshly started daemon pays, not judged. */
+  readonly warmups: PollPathSummary[];
+  readonly singleWarmups: number;
+  readonly forcedGc: boolean;
   readonly passes: PollPathPass[];
   readonly alertsHandedOver: number;
   readonly alertsInSlack: number;
@@ -92,8 +100,12 @@ export interface PollPathRun {
 
 const sum = (values: readonly number[]) => values.reduce((a, b) => a + b, 0);
 
-function summarize(kind: PollPathPass["kind"], all: readonly PollPathPass[]): PollPathSummary | undefined {
-  const passes = all.filter((p) => p.kind === kind && p.measured);
+function summarize(
+  kind: PollPathPass["kind"],
+  all: readonly PollPathPass[],
+  measured = true,
+): PollPathSummary | undefined {
+  const passes = all.filter((p) => p.kind === kind && p.measured === measured);
   const alerts = sum(passes.map((p) => p.alerts));
   if (passes.length === 0 || alerts === 0) return undefined;
   const per = (values: ReadonlyArray<number | undefined>) =>
@@ -137,6 +149,11 @@ function summarize(kind: PollPathPass["kind"], all: readonly PollPathPass[]): Po
  * state file in `dir` or a Postgres database, the API and Slack clients,
  * `createAlertPipeline(...).poll`) in a child process, so the child's CPU and write counters are
  * the daemon's alone; on Postgres the server's processes are measured around the same spans.
+ *
+ * The garbage collector runs when the daemon's allocations call for it, as in production, and its
+ * work is charged to the pass it falls in. `forcedGc` restores the earlier method (a full GC
+ * before every pass): V8 then throws optimized code away every pass and compiles it again inside
+ * the next one (BENCHMARKS.md 5.1), a cost no running daemon has.
  */
 export async function runPollPath(input: {
   dir: string;
@@ -147,6 +164,8 @@ export async function runPollPath(input: {
   burstPasses: number;
   single: number;
   singlePasses: number;
+  singleWarmups: number;
+  forcedGc: boolean;
 }): Promise<PollPathRun> {
   const emu = await startEmulator({ port: 0, seed: "empty", rateLimitPerMinute: 1_000_000, importDelayMs: 0 });
   const slack = await startFakeSlack();
@@ -170,6 +189,8 @@ export async function runPollPath(input: {
       burstPasses: input.burstPasses,
       single: input.single,
       singlePasses: input.singlePasses,
+      singleWarmups: input.singleWarmups,
+      forcedGc: input.forcedGc,
       messagesPerSecond,
     };
     const result = await runChild<{
@@ -189,6 +210,9 @@ export async function runPollPath(input: {
       slackPostCpuMs: result.slackPostCpuMs,
       slackPosts: result.slackPosts,
       summaries: (["digest", "single"] as const).flatMap((kind) => summarize(kind, result.passes) ?? []),
+      warmups: (["single"] as const).flatMap((kind) => summarize(kind, result.passes, false) ?? []),
+      singleWarmups: input.singleWarmups,
+      forcedGc: input.forcedGc,
       passes: result.passes,
       alertsHandedOver: sum(result.passes.map((p) => p.alerts)),
       alertsInSlack: sum(posted.map((c) => alertsInMessage(c).alerts)),

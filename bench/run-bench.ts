@@ -135,7 +135,11 @@ Alerts (polling, webhook burst):
   --alerts N                  changes (default 10000; 2000 with --quick)
 Poll path:
   --poll-burst N              alerts per digested pass (default 2000), --poll-burst-passes N (default 5)
-  --poll-single N             alerts per single-message pass (default 10), --poll-single-passes N (default 30)
+  --poll-single N             alerts per single-message pass (default 10), --poll-single-passes N (default 60)
+  --poll-warmup N             single-message passes before the measured ones, reported apart (default 10)
+  --poll-gc natural|forced    natural (default): the GC runs when the daemon's allocations call for it, in
+                              the pass it falls in; forced: a full GC before every pass (the method before
+                              2026-11-24 12:00, which makes V8 compile the same code again in every pass)
 Webhook burst to the daemon:
   --webhook-events N          signed events (default 10000), --webhook-concurrency N (default 16)
 Outbox queue:
@@ -150,6 +154,12 @@ RSS:
   --rss-warmup-seconds N      samples before this are left out of the flatness check (default 120)
   --rss-changes-per-pass N    changes raised before each poll pass (default 5)
 `;
+
+function gcMode(text: string | undefined): boolean {
+  if (text === undefined || text === "natural") return false;
+  if (text === "forced") return true;
+  throw new Error(`--poll-gc: expected natural or forced, got ${JSON.stringify(text)}`);
+}
 
 function positiveInt(text: string | undefined, flag: string, fallback: number, min = 1): number {
   if (text === undefined) return fallback;
@@ -210,6 +220,8 @@ async function main(): Promise<void> {
       "poll-burst-passes": { type: "string" },
       "poll-single": { type: "string" },
       "poll-single-passes": { type: "string" },
+      "poll-warmup": { type: "string" },
+      "poll-gc": { type: "string", default: "natural" },
       "webhook-events": { type: "string" },
       "webhook-concurrency": { type: "string" },
       "pending-size": { type: "string" },
@@ -257,7 +269,9 @@ async function main(): Promise<void> {
     burst: positiveInt(values["poll-burst"], "--poll-burst", 2_000, 2),
     burstPasses: positiveInt(values["poll-burst-passes"], "--poll-burst-passes", quick ? 2 : 5),
     single: positiveInt(values["poll-single"], "--poll-single", 10, 2),
-    singlePasses: positiveInt(values["poll-single-passes"], "--poll-single-passes", quick ? 10 : 30),
+    singlePasses: positiveInt(values["poll-single-passes"], "--poll-single-passes", quick ? 10 : 60),
+    singleWarmups: positiveInt(values["poll-warmup"], "--poll-warmup", quick ? 2 : 10, 0),
+    forcedGc: gcMode(values["poll-gc"]),
   };
   const webhookPaced = {
     events: positiveInt(values["webhook-events"], "--webhook-events", quick ? 2_000 : 10_000),
@@ -366,7 +380,8 @@ async function main(): Promise<void> {
       target ? { afterPostgres: () => postgres.after(target) } : {};
     const pollPathRuns = await onEngines("poll-path", (state, pg) => {
       log(
-        `poll path: ${pollPath.burstPasses} passes of ${pollPath.burst}, ${pollPath.singlePasses} of ${pollPath.single}`,
+        `poll path: ${pollPath.burstPasses} passes of ${pollPath.burst}, ${pollPath.singlePasses} of ${pollPath.single} ` +
+          `after ${pollPath.singleWarmups} warm-up passes, GC ${pollPath.forcedGc ? "forced before every pass" : "natural"}`,
       );
       return runPollPath({ dir, state, ...afterOf(pg), ...pollPath });
     });
