@@ -1,3 +1,5 @@
+import { setMaxListeners } from "node:events";
+
 /**
  * Timers that honour any delay. Node's `setTimeout` keeps delays in a signed 32-bit int: anything
  * above 2^31 - 1 ms (about 24.8 days) is replaced by 1 ms, with a warning, so a hostile
@@ -52,4 +54,17 @@ export function sleepUnlessAborted(ms: number, signal?: AbortSignal): Promise<vo
     }
     signal?.addEventListener("abort", done, { once: true });
   });
+}
+
+/**
+ * The controller of the daemon's one shutdown signal. Every channel's pacing wait and every
+ * request in flight listens on it at the same time, so its listeners grow with the channels (each
+ * manager's DM is a channel of its own), and Node's leak warning at 11 would be a false alarm in
+ * the daemon's output. No limit is set: each wait removes its listener when it ends
+ * (`sleepUnlessAborted` here, the API caller's back-off).
+ */
+export function createShutdownController(): AbortController {
+  const controller = new AbortController();
+  setMaxListeners(0, controller.signal);
+  return controller;
 }

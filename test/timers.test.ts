@@ -1,5 +1,6 @@
+import { getEventListeners } from "node:events";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { MAX_TIMER_MS, sleep, sleepUnlessAborted, startTimer } from "../src/timers.js";
+import { createShutdownController, MAX_TIMER_MS, sleep, sleepUnlessAborted, startTimer } from "../src/timers.js";
 
 afterEach(() => {
   vi.useRealTimers();
@@ -35,6 +36,32 @@ describe("sleepUnlessAborted", () => {
     controller.abort();
     await expect(sleepUnlessAborted(60_000, controller.signal)).resolves.toBeUndefined();
     expect(vi.getTimerCount()).toBe(0);
+  });
+});
+
+describe("the shutdown signal", () => {
+  it("takes a wait per channel, however many channels, without Node's leak warning", async () => {
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning.name);
+    process.on("warning", onWarning);
+    try {
+      const controller = createShutdownController();
+      const sleeping = Array.from({ length: 50 }, () => sleepUnlessAborted(60_000, controller.signal));
+      expect(getEventListeners(controller.signal, "abort")).toHaveLength(50);
+      controller.abort();
+      await Promise.all(sleeping);
+      // Node emits its warnings on a later tick.
+      await new Promise((settled) => setImmediate(settled));
+    } finally {
+      process.off("warning", onWarning);
+    }
+    expect(warnings).not.toContain("MaxListenersExceededWarning");
+  });
+
+  it("is left with no listener once the waits end", async () => {
+    const controller = createShutdownController();
+    await Promise.all(Array.from({ length: 20 }, () => sleepUnlessAborted(0, controller.signal)));
+    expect(getEventListeners(controller.signal, "abort")).toHaveLength(0);
   });
 });
 

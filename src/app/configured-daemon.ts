@@ -21,6 +21,7 @@ import { canWrite, READ_ONLY_FIX } from "../roster/key-scopes.js";
 import { postReconcileReport } from "../roster/post-report.js";
 import { hasInterruptedReconcile } from "../roster/reconcile-journal.js";
 import { reconcileOnce } from "../roster/reconcile-once.js";
+import { createShutdownController } from "../timers.js";
 import { openRuntime } from "./runtime.js";
 
 export interface ConfiguredDaemon {
@@ -52,7 +53,7 @@ export async function startConfiguredDaemon(
   const health = new HealthMonitor(staleAfterMs(config));
   const slack = config.slack.token !== undefined;
   // One shutdown signal for everything: the jobs, the poll client's requests and Slack delivery.
-  const shutdown = new AbortController();
+  const shutdown = createShutdownController();
   // The leader's fencing token: every write of the jobs (delivery's send marks, cursor commits,
   // the reconcile journal and memory) goes through the store's view fenced by it. SQLite: no-op.
   const fence = new LeaderFence();

@@ -2,7 +2,7 @@ import cron, { type ScheduledTask } from "node-cron";
 import { FencedOutError, StoreError } from "../errors.js";
 import type { Logger } from "../logger.js";
 import type { StateStore } from "../store/state-store.js";
-import { sleepUnlessAborted } from "../timers.js";
+import { createShutdownController, sleepUnlessAborted } from "../timers.js";
 import type { HealthMonitor } from "./health-monitor.js";
 import { type JobFn, JobRunner } from "./job-runner.js";
 import { LeaderFence, type Leadership, replicaLeadership, singleInstance, type Term } from "./leadership.js";
@@ -79,7 +79,7 @@ interface LeaderWork {
 /** Starts every enabled part of `retention-sync run` and returns a handle to stop it. */
 export async function startDaemon(deps: DaemonDeps): Promise<RunningDaemon> {
   const { logger, store, metrics, health } = deps;
-  const shutdown = deps.shutdown ?? new AbortController();
+  const shutdown = deps.shutdown ?? createShutdownController();
   const fence = deps.fence ?? new LeaderFence();
   const leadership: Leadership = store.election
     ? replicaLeadership(store.election, {
