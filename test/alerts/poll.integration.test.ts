@@ -7,6 +7,16 @@ import { type Harness, messageText, startHarness } from "./support/alert-harness
 
 const emulator = useEmulator({ rateLimitPerMinute: 100_000 });
 
+/** Deletes a competitor workspace through the API, as its admin would. */
+async function deleteCompetitorWorkspace(id: number): Promise<void> {
+  const writer = new RetentionClient({ baseUrl: emulator().baseUrl, apiKey: emulator().writeKey, retryBaseDelayMs: 5 });
+  try {
+    await writer.deleteCompetitor(id);
+  } finally {
+    await writer.close();
+  }
+}
+
 describe("polling with the emulator and a fake Slack", () => {
   let slack: FakeSlack;
   let harness: Harness;
@@ -127,16 +137,7 @@ describe("polling with the emulator and a fake Slack", () => {
     const before = await harness.pipeline.poll({ now: new Date(), dryRun: false });
     const key = `poaching:${competitor.id}`;
     expect(before.lenses.map((l) => l.lens)).toContain(key);
-    const writer = new RetentionClient({
-      baseUrl: emulator().baseUrl,
-      apiKey: emulator().writeKey,
-      retryBaseDelayMs: 5,
-    });
-    try {
-      await writer.deleteCompetitor(competitor.id);
-    } finally {
-      await writer.close();
-    }
+    await deleteCompetitorWorkspace(competitor.id);
     // The pipeline keeps the lens list for LENS_LIST_REFRESH_MS: a pass that much later lists the lenses again.
     const after = await harness.pipeline.poll({ now: new Date(Date.now() + LENS_LIST_REFRESH_MS), dryRun: false });
     expect(after.lenses.map((l) => l.lens)).not.toContain(key);
@@ -146,16 +147,7 @@ describe("polling with the emulator and a fake Slack", () => {
   it("drops a deleted competitor workspace on the pass after its lens failed, not at the next refresh", async () => {
     await harness.pipeline.poll({ now: new Date(), dryRun: false });
     const key = `poaching:${competitor.id}`;
-    const writer = new RetentionClient({
-      baseUrl: emulator().baseUrl,
-      apiKey: emulator().writeKey,
-      retryBaseDelayMs: 5,
-    });
-    try {
-      await writer.deleteCompetitor(competitor.id);
-    } finally {
-      await writer.close();
-    }
+    await deleteCompetitorWorkspace(competitor.id);
     // Within the refresh interval the kept list still names the workspace: its lens fails...
     const failing = await harness.pipeline.poll({ now: new Date(), dryRun: false });
     expect(failing.lenses.find((l) => l.lens === key)?.error).toBeDefined();
