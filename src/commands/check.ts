@@ -14,7 +14,7 @@ import {
   RetentionSyncError,
   RosterFileError,
 } from "../errors.js";
-import { ROW_ERROR_REASONS, type RowProblemReason } from "../roster/collect-roster-rows.js";
+import { problemPlace, ROW_ERROR_REASONS, type RowProblemReason } from "../roster/collect-roster-rows.js";
 import { readRoster, rosterReadOptions } from "../roster/read-roster.js";
 import { checkInteractivity } from "./check-interactivity.js";
 import { CheckReport } from "./check-report.js";
@@ -90,7 +90,6 @@ async function checkRosterFile(config: Config, report: CheckReport, now: Date): 
       .map(([reason, n]) => `${EXCLUDED_WORDS[reason] ?? reason} ${n}`);
     const broken = [...counts].filter(([reason]) => ROW_ERROR_REASONS.has(reason));
     const brokenRows = broken.reduce((sum, [, n]) => sum + n, 0);
-    const mapping = typeof config.roster.mapping === "string" ? config.roster.mapping : "explicit";
     const details = [
       `${roster.people.length} in scope${left.length > 0 ? `; not in scope: ${left.join(", ")}` : ""}`,
       brokenRows === 0
@@ -99,10 +98,14 @@ async function checkRosterFile(config: Config, report: CheckReport, now: Date): 
       ...roster.problems
         .filter((p) => ROW_ERROR_REASONS.has(p.reason))
         .slice(0, 5)
-        .map((p) => `line ${p.line}: ${p.reason}: ${p.message}`),
+        .map((p) => `${problemPlace(p)}: ${p.reason}: ${p.message}`),
+      `read as ${roster.mapping.title}: ${roster.mapping.how}`,
       ...roster.notices.map((n) => `note: ${n}`),
     ];
-    report.pass(`Roster file ${file} parses: ${roster.rowCount} rows (${roster.format}, mapping ${mapping})`, details);
+    report.pass(
+      `Roster file ${file} parses: ${roster.rowCount} rows (${roster.format}, mapping ${roster.mapping.preset})`,
+      details,
+    );
   } catch (error) {
     if (!(error instanceof RosterFileError)) throw error;
     report.fail("config", `${error.message} (HRIS_ROSTER_FILE)`);

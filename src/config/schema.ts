@@ -2,6 +2,8 @@ import { validate as isValidCron } from "node-cron";
 import { z } from "zod";
 import { CHANGE_TYPES } from "../api/change-types.js";
 import { RISK_LEVELS } from "../api/spec-records.js";
+import { parsePath } from "../roster/mapping/field-path.js";
+import { MAPPING_NAMES } from "../roster/presets/names.js";
 
 /**
  * The whole configuration, as one zod schema. `config/default.yaml` documents every option;
@@ -35,11 +37,15 @@ const riskLevel = z.enum(RISK_LEVELS);
 
 /**
  * Statuses in scope by default: BambooHR's "Status" (Active) and "Employment Status" (Full-Time,
- * Part-Time), Workday's worker statuses (Active, On Leave), and the generic ones.
+ * Part-Time), Workday's worker statuses (Active, On Leave) and worker type (Employee), and the
+ * generic ones. Vendor codes are read as these words by their presets (`SALARIED_FT` is full-time).
  */
 export const DEFAULT_STATUSES = [
   "active",
   "employed",
+  "employee",
+  "regular",
+  "permanent",
   "full-time",
   "part-time",
   "on leave",
@@ -110,20 +116,42 @@ export const interactivitySchema = z
   })
   .prefault({});
 
-export const columnMappingSchema = z.strictObject({
-  profileUrl: z.array(columnName).min(1),
-  employeeId: z.array(columnName).default([]),
-  name: z.array(columnName).default([]),
-  firstName: z.array(columnName).default([]),
-  lastName: z.array(columnName).default([]),
-  email: z.array(columnName).default([]),
-  department: z.array(columnName).default([]),
-  title: z.array(columnName).default([]),
-  location: z.array(columnName).default([]),
-  managerEmail: z.array(columnName).default([]),
-  status: z.array(columnName).default([]),
-  terminationDate: z.array(columnName).default([]),
-});
+/** A mapping entry: a CSV header name or a JSON path (roster docs: "Paths"), checked here so a typo fails at start. */
+const mappingEntry = z
+  .string()
+  .min(1)
+  .superRefine((entry, ctx) => {
+    try {
+      parsePath(entry, { allowAny: false });
+    } catch (error) {
+      ctx.addIssue({ code: "custom", message: (error as Error).message });
+    }
+  });
+const entries = z.array(mappingEntry);
+
+export const columnMappingSchema = z
+  .strictObject({
+    /** A preset the fields below override (each field listed replaces the preset's list). */
+    preset: z.enum(MAPPING_NAMES).optional(),
+    profileUrl: entries.min(1).optional(),
+    employeeId: entries.optional(),
+    name: entries.optional(),
+    firstName: entries.optional(),
+    lastName: entries.optional(),
+    email: entries.optional(),
+    department: entries.optional(),
+    title: entries.optional(),
+    location: entries.optional(),
+    managerEmail: entries.optional(),
+    status: entries.optional(),
+    employmentStatus: entries.optional(),
+    left: entries.optional(),
+    terminationDate: entries.optional(),
+  })
+  .refine((mapping) => mapping.preset !== undefined || mapping.profileUrl !== undefined, {
+    message: "an explicit mapping needs profileUrl (or a preset to start from: { preset: auto, ... })",
+    path: ["profileUrl"],
+  });
 export type ColumnMapping = z.infer<typeof columnMappingSchema>;
 
 export const configSchema = z.strictObject({
@@ -229,8 +257,25 @@ export const configSchema = z.strictObject({
       /** HRIS_ROSTER_FILE. */
       file: z.string().min(1).optional(),
       format: z.enum(["auto", "csv", "json", "ndjson"]).default("auto"),
-      /** A built-in mapping name (generic, bamboohr, workday) or explicit columns. */
-      mapping: z.union([z.enum(["generic", "bamboohr", "workday"]), columnMappingSchema]).default("generic"),
+      /** `auto` (recognise the vendor), a preset name, or fields (with an optional preset they override). */
+      mapping: z.union([z.enum(MAPPING_NAMES), columnMappingSchema]).default("auto"),
+      /** Where the records are inside a JSON document (`d.results`, `responses.*.body`); found when unset. */
+      records: z
+        .string()
+        .min(1)
+        .superRefine((path, ctx) => {
+          try {
+            parsePath(path, { allowAny: true });
+          } catch (error) {
+            ctx.addIssue({ code: "custom", message: (error as Error).message });
+          }
+        })
+        .optional(),
+      /**
+       * Columns (or JSON paths) that look like a status or an end date but say nothing about whether
+       * someone works here: read by nobody, and no longer a reason to refuse the file.
+       */
+      ignoreColumns: z.array(z.string().min(1)).default([]),
       schedule: z
         .string()
         .min(1)

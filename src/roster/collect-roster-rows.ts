@@ -1,5 +1,6 @@
 import { RosterFileError } from "../errors.js";
 import { canonicalProfileUrl, quoteValue } from "./canonical-profile-url.js";
+import { parseHrisDate } from "./hris-date.js";
 import { PeopleByUrl, PositionIndex } from "./position-index.js";
 import type { RosterReadOptions } from "./read-options.js";
 import { normalizeHeader, type ResolvedColumns, ROSTER_FIELDS, type RosterField } from "./roster-columns.js";
@@ -67,7 +68,10 @@ export const ROW_ERROR_REASONS: ReadonlySet<RowProblemReason> = new Set([
 
 /** Carries the row's identity: a person whose row broke is matched by it, not archived (hold-broken-rows). */
 export interface RowProblem extends RowIdentity {
+  /** The line (CSV, NDJSON) or record number (JSON document). */
   readonly line: number;
+  /** A JSON document's record: the line it starts on. */
+  readonly sourceLine?: number;
   readonly reason: RowProblemReason;
   readonly message: string;
   /** The HRIS name on the row, when it has one: a report names whose row it is. */
@@ -87,6 +91,13 @@ export interface RosterRows {
   readonly rowCount: number;
 }
 
+/** Where a row problem is, for a report: `line 12`, or `record 12 (line 140)` in a JSON document. */
+export function problemPlace(problem: Pick<RowProblem, "line" | "sourceLine">): string {
+  return problem.sourceLine === undefined
+    ? `line ${problem.line}`
+    : `record ${problem.line} (line ${problem.sourceLine})`;
+}
+
 const TERMINATED = /terminat|inactive|separat|resign|former|deceased|retired|dismiss|^left$|^ended$/i;
 // Any of these first in the URL cell means it is not a URL; spreadsheets run such cells (OWASP CSV injection).
 const URL_FORMULA = /^[=+\-@\t\r]/;
@@ -103,9 +114,15 @@ export interface NonText {
 type Cell = string | NonText | undefined;
 type Cells = readonly Cell[];
 
+/** The field's first column holding something: text that is not blank, or a JSON object or list. */
 function rawCell(cells: Cells, columns: ResolvedColumns, field: RosterField): Cell {
-  const index = columns[field];
-  return index === undefined ? undefined : cells[index];
+  const indexes = columns[field];
+  if (indexes === undefined) return undefined;
+  for (const index of indexes) {
+    const value = cells[index];
+    if (value !== undefined && (typeof value !== "string" || value.trim() !== "")) return value;
+  }
+  return undefined;
 }
 
 function cell(cells: Cells, columns: ResolvedColumns, field: RosterField): string | undefined {
@@ -162,12 +179,16 @@ export class RosterRowCollector {
   /** The file's columns that a formula could hide in (every mapped one but the URL). */
   private readonly formulaColumns: ReadonlyArray<readonly [RosterField, number]>;
   private rowCount = 0;
+  /** The source line of the JSON record being added, for its problems. */
+  private sourceLine: number | undefined;
   /** One string per distinct department, title, location, status or manager: see `shared`. */
   private readonly sharedValues = new Map<string, string>();
 
   constructor(
     private readonly columns: ResolvedColumns,
     options: RosterReadOptions,
+    /** Vendor codes read as status words (normalized code -> word): the preset's `values`. */
+    private readonly values: ReadonlyMap<string, string> = new Map(),
   ) {
     this.now = options.now;
     this.file = options.file;
@@ -177,14 +198,14 @@ export class RosterRowCollector {
     this.statuses = new Set(options.include.statuses.map(statusKey));
     this.departments = lowerSet(options.include.departments);
     this.locations = lowerSet(options.include.locations);
-    this.formulaColumns = ROSTER_FIELDS.flatMap((field) => {
-      const index = columns[field];
-      return field === "profileUrl" || index === undefined ? [] : [[field, index] as const];
-    });
+    this.formulaColumns = ROSTER_FIELDS.flatMap((field) =>
+      field === "profileUrl" ? [] : (columns[field] ?? []).map((index) => [field, index] as const),
+    );
   }
 
-  add(line: number, cells: Cells): void {
+  add(line: number, cells: Cells, sourceLine?: number): void {
     this.count(line);
+    this.sourceLine = sourceLine;
     const formulas = this.formulaFields(cells);
     const safe = formulas.length === 0 ? cells : this.withoutFields(cells, formulas);
     const employeeId = cell(safe, this.columns, "employeeId");
@@ -202,7 +223,9 @@ export class RosterRowCollector {
     const raw = cell(cells, this.columns, "profileUrl");
     const urlIsFormula = raw !== undefined && URL_FORMULA.test(raw);
     if (formulas.length > 0 && !urlIsFormula) {
-      const named = formulas.map((f) => `${f} (${formulaLabel(cell(cells, this.columns, f) ?? "")})`).join(", ");
+      const named = formulas
+        .map(([f, index]) => `${f} (${formulaLabel(String(cells[index] ?? "").trim())})`)
+        .join(", ");
       this.problem(
         line,
         "formula-cell",
@@ -266,8 +289,9 @@ export class RosterRowCollector {
   }
 
   /** A row that is not a record at all (a JSON array entry that is not an object). */
-  reject(line: number, message: string): void {
+  reject(line: number, message: string, sourceLine?: number): void {
     this.count(line);
+    this.sourceLine = sourceLine;
     this.problem(line, "malformed-row", message, () => ({}));
   }
 
@@ -301,7 +325,10 @@ export class RosterRowCollector {
     message: string,
     who: () => RowIdentity & { name?: string },
   ): void {
-    this.problems.push({ line, reason, message, ...who() });
+    const at = this.sourceLine;
+    this.problems.push(
+      at === undefined ? { line, reason, message, ...who() } : { line, sourceLine: at, reason, message, ...who() },
+    );
   }
 
   private nameOf(cells: Cells): string | undefined {
@@ -313,21 +340,19 @@ export class RosterRowCollector {
     );
   }
 
-  private formulaFields(cells: Cells): RosterField[] {
-    const out: RosterField[] = [];
-    for (const [field, index] of this.formulaColumns) {
-      const value = cells[index];
-      if (typeof value === "string" && mayBeFormula(value) && FIELD_FORMULA.test(value.trimStart())) out.push(field);
+  /** The cells (field and column) that hold a formula. */
+  private formulaFields(cells: Cells): Array<readonly [RosterField, number]> {
+    const out: Array<readonly [RosterField, number]> = [];
+    for (const entry of this.formulaColumns) {
+      const value = cells[entry[1]];
+      if (typeof value === "string" && mayBeFormula(value) && FIELD_FORMULA.test(value.trimStart())) out.push(entry);
     }
     return out;
   }
 
-  private withoutFields(cells: Cells, fields: readonly RosterField[]): Cells {
+  private withoutFields(cells: Cells, formulas: ReadonlyArray<readonly [RosterField, number]>): Cells {
     const copy = [...cells];
-    for (const field of fields) {
-      const index = this.columns[field];
-      if (index !== undefined) copy[index] = undefined;
-    }
+    for (const [, index] of formulas) copy[index] = undefined;
     return copy;
   }
 
@@ -360,7 +385,11 @@ export class RosterRowCollector {
     if (this.keepStatusOf?.has(profileUrl)) {
       return {
         ...person,
-        status: this.shared(cell(cells, this.columns, "status")),
+        status: this.shared(
+          [cell(cells, this.columns, "status"), cell(cells, this.columns, "employmentStatus")]
+            .filter((s) => s !== undefined)
+            .join(" / ") || undefined,
+        ),
         terminationDate: this.shared(cell(cells, this.columns, "terminationDate")),
       } as RosterPerson;
     }
@@ -380,33 +409,11 @@ export class RosterRowCollector {
     return value;
   }
 
-  private exclusion(
-    cells: Cells,
-  ): { reason: "terminated" | "out-of-scope"; message: string; detail: string } | undefined {
-    const ended = cell(cells, this.columns, "terminationDate");
-    if (ended !== undefined) {
-      const at = Date.parse(ended);
-      if (!Number.isNaN(at) && at <= this.now.getTime()) {
-        const detail = `terminated on ${quoteValue(ended, 30)}`;
-        return { reason: "terminated", message: detail, detail };
-      }
-    }
-    const status = cell(cells, this.columns, "status");
-    if (status !== undefined) {
-      const lower = status.toLowerCase();
-      const flag = ACTIVE_FLAG.has(lower) ? "active" : INACTIVE_FLAG.has(lower) ? "inactive" : undefined;
-      const shown = quoteValue(status, 40);
-      if (flag === "inactive") {
-        const detail = `status ${shown} (not active)`;
-        return { reason: "terminated", message: detail, detail };
-      }
-      if (flag === undefined && !this.statuses.has(statusKey(status))) {
-        const detail = `status ${shown}`;
-        return TERMINATED.test(lower)
-          ? { reason: "terminated", message: detail, detail }
-          : { reason: "out-of-scope", message: `status ${shown} is not in roster.include.statuses`, detail };
-      }
-    }
+  private exclusion(cells: Cells): ExclusionFound | undefined {
+    const left = this.leftBy(cells);
+    if (left !== undefined) return left;
+    const scope = this.scopeOf(cells, "status") ?? this.scopeOf(cells, "employmentStatus");
+    if (scope !== undefined) return scope;
     const department = cell(cells, this.columns, "department");
     if (this.departments.size > 0 && !this.departments.has(department?.toLowerCase() ?? "")) {
       const detail = `department ${quoteValue(department ?? "", 40)} is not in roster.include.departments`;
@@ -419,4 +426,69 @@ export class RosterRowCollector {
     }
     return undefined;
   }
+
+  /**
+   * Whether any field says the person left: a passed termination date, a true "left" flag, or a
+   * left word (or false active flag) in the record status or the employment status. Either status
+   * saying so is enough. A value that cannot be read is out of scope, never "still employed".
+   */
+  private leftBy(cells: Cells): ExclusionFound | undefined {
+    const endedText = cell(cells, this.columns, "terminationDate");
+    const ended = parseHrisDate(endedText);
+    if (ended === "unreadable") {
+      const detail = `termination date ${quoteValue(endedText ?? "", 30)} cannot be read (expected a date such as 2026-10-31)`;
+      return { reason: "out-of-scope", message: detail, detail };
+    }
+    if (ended !== undefined && ended <= this.now.getTime()) {
+      const detail = `terminated on ${quoteValue(endedText ?? "", 30)}`;
+      return { reason: "terminated", message: detail, detail };
+    }
+    const flag = cell(cells, this.columns, "left");
+    if (flag !== undefined) {
+      const lower = flag.toLowerCase();
+      if (ACTIVE_FLAG.has(lower)) {
+        const detail = `marked as left (${quoteValue(flag, 20)})`;
+        return { reason: "terminated", message: detail, detail };
+      }
+      if (!INACTIVE_FLAG.has(lower)) {
+        const detail = `"has left" flag ${quoteValue(flag, 20)} is neither true nor false`;
+        return { reason: "out-of-scope", message: detail, detail };
+      }
+    }
+    for (const field of ["status", "employmentStatus"] as const) {
+      const raw = cell(cells, this.columns, field);
+      if (raw === undefined) continue;
+      const word = this.wordOf(raw);
+      const lower = word.toLowerCase();
+      const shown = `${field === "status" ? "status" : "employment status"} ${quoteValue(raw, 40)}`;
+      const falseFlag = field === "status" && (INACTIVE_FLAG.has(lower) || INACTIVE_FLAG.has(raw.toLowerCase()));
+      if (falseFlag || TERMINATED.test(lower)) {
+        const detail = falseFlag ? `${shown} (not active)` : shown;
+        return { reason: "terminated", message: detail, detail };
+      }
+    }
+    return undefined;
+  }
+
+  /** Out of scope when a status present is not in `roster.include.statuses` (a contractor, a hire to come). */
+  private scopeOf(cells: Cells, field: "status" | "employmentStatus"): ExclusionFound | undefined {
+    const raw = cell(cells, this.columns, field);
+    if (raw === undefined) return undefined;
+    const word = this.wordOf(raw);
+    if (field === "status" && ACTIVE_FLAG.has(word.toLowerCase())) return undefined;
+    if (this.statuses.has(statusKey(word)) || this.statuses.has(statusKey(raw))) return undefined;
+    const shown = `${field === "status" ? "status" : "employment status"} ${quoteValue(raw, 40)}`;
+    return { reason: "out-of-scope", message: `${shown} is not in roster.include.statuses`, detail: shown };
+  }
+
+  /** A vendor code as the word it stands for (`SALARIED_FT` -> `full-time`); other values as they are. */
+  private wordOf(raw: string): string {
+    return this.values.size === 0 ? raw : (this.values.get(statusKey(raw)) ?? raw);
+  }
+}
+
+interface ExclusionFound {
+  readonly reason: "terminated" | "out-of-scope";
+  readonly message: string;
+  readonly detail: string;
 }

@@ -1,15 +1,21 @@
 /**
- * Finds the records of a JSON roster as it streams by: the elements of a top-level array, or of
- * the first array under a wrapper key of a top-level object (`employees`, Workday RaaS's
- * `Report_Entry`, ...). Each element's bytes are handed to `JSON.parse` alone, so memory holds one
- * chunk and one record (at most `maxRecordBytes`), never the file. Syntax outside the records is
- * checked only as far as finding them needs: what is inside a record is checked by `JSON.parse`.
+ * Finds the records of a JSON roster as it streams by, and hands each record's bytes to
+ * `JSON.parse` alone, so memory holds one chunk and one record (at most `maxRecordBytes`), never
+ * the file. Where the records are:
+ * - `roster.records` set: the values at that path (`d.results`, `responses.*.body`); an array there
+ *   holds records, an object there is one;
+ * - else found: a top-level array, or the first array under a wrapper key (`employees`,
+ *   `Report_Entry`, `results`, ...) at the top level or one level down under a wrapper or `d`.
+ * Syntax outside the records is checked only as far as finding them needs; inside a record
+ * `JSON.parse` checks it. The shallow structure is noted as it goes, so a file whose records are
+ * not found is refused with what it holds and a suggested `roster.records`.
  */
+import { normalizeName, parsePath, type Segment } from "./mapping/field-path.js";
 
 /** Why the scanner gave up; the reader turns it into a RosterFileError naming the file. */
 export class JsonScanError extends Error {
   constructor(
-    readonly problem: "too-long" | "not-json" | "no-records" | "truncated",
+    readonly problem: "too-long" | "not-json" | "truncated",
     message: string,
     /** The record (1-based) it happened in, when known. */
     readonly record?: number,
@@ -19,47 +25,117 @@ export class JsonScanError extends Error {
   }
 }
 
-const WRAPPERS = new Set(["employees", "workers", "people", "data", "records", "reportentry"]);
-/** Wrapper keys compare like headers: `Report_Entry`, `reportEntry` and `report-entry` are one. */
-const wrapperKey = (key: string) => key.toLowerCase().replace(/[\s_-]+/g, "");
+export const WRAPPER_KEYS = [
+  "Report_Entry",
+  "employees",
+  "workers",
+  "people",
+  "data",
+  "records",
+  "results",
+  "individuals",
+  "items",
+  "value",
+] as const;
+const WRAPPERS = new Set<string>(WRAPPER_KEYS.map(normalizeName));
+/** Keys that may hold a wrapper one level down: `d.results` (OData v2), `data.results`. */
+const OUTER_WRAPPERS = new Set<string>([...WRAPPERS, "d"]);
 const MAX_KEY_BYTES = 1024;
+/** Structure noted for a refusal: this deep, this many paths, this many keys each. */
+const STRUCTURE_DEPTH = 4;
+const STRUCTURE_PATHS = 60;
+const STRUCTURE_KEYS = 12;
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
+const NEWLINE = 0x0a;
 
 function isSpace(byte: number): boolean {
-  return byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09;
+  return byte === 0x20 || byte === NEWLINE || byte === 0x0d || byte === 0x09;
 }
 
-/** What the top-level value is, for a refusal: "a string", "an object without a list of people". */
+/** What the top-level value is, for a refusal: "a string", "an object". */
 export type TopKind = "array" | "object" | "a string" | "a number" | "true, false or null" | undefined;
 
+/** What one path of the document holds (paths with `*` for array elements). */
+export interface StructureEntry {
+  readonly path: string;
+  readonly kind: "object" | "array" | "scalar";
+  /** Objects: the first keys, in order. */
+  readonly keys: string[];
+  /** Arrays: elements in all, and of which kinds. */
+  elements: number;
+  readonly elementKinds: Set<"object" | "array" | "scalar">;
+}
+
+export interface ScanResult {
+  readonly records: number;
+  readonly top: TopKind;
+  /** Where the records were: `Report_Entry`, `d.results`, `responses.*.body`, "" for a top-level array. */
+  readonly recordsAt: string | undefined;
+  readonly structure: readonly StructureEntry[];
+}
+
+/** How a value is read: a record, an array of records, a container to look into, or skipped. */
+type Role = "record" | "records" | "descend" | "skip";
+
+interface Frame {
+  readonly type: "object" | "array";
+  readonly role: Role;
+  /** Keys and indexes from the top (`*` for every element in `shape`). */
+  readonly path: readonly string[];
+  readonly shape: string;
+  key: string | undefined;
+  index: number;
+  expectKey: boolean;
+  /** Member names are read here: to follow a path, or to note the structure. */
+  readonly readKeys: boolean;
+}
+
+export interface ScannerOptions {
+  readonly maxRecordBytes: number;
+  /** `roster.records`, parsed; undefined finds the records. */
+  readonly records?: readonly Segment[];
+}
+
+export function parseRecordsPath(path: string): Segment[] {
+  return parsePath(path, { allowAny: true });
+}
+
+function segmentMatches(segment: Segment | undefined, step: string, parent: Frame): boolean {
+  if (segment === undefined) return false;
+  if (segment.kind === "any") return true;
+  if (segment.kind !== "key") return false;
+  return parent.type === "array" ? segment.name === step : normalizeName(step) === segment.norm;
+}
+
 export class JsonRecordScanner {
-  private depth = 0;
+  private readonly frames: Frame[] = [];
   private inString = false;
   private escape = false;
   private top: TopKind;
-  /** Depth of the records' own values: 1 for a top-level array, 2 under a wrapper key. */
-  private recordsDepth = -1;
-  private recordsClosed = false;
   private topClosed = false;
-  /** At depth 1 of a top-level object: the next string is a member name. */
-  private expectKey = false;
   private key: Buffer[] | undefined;
   private keyBytes = 0;
-  private lastKey = "";
   /** The record being captured: pieces from earlier chunks, and where it starts in this one. */
   private pieces: Buffer[] = [];
   private pieceBytes = 0;
   private start = -1;
+  /** Depth (frames open) at which the record being captured started. */
+  private recordDepth = -1;
   private scalar = false;
+  private stringRecord = false;
+  private recordLine = 0;
   private records = 0;
   private offset = 0;
+  private line = 1;
+  private recordsAt: string | undefined;
+  private readonly structure = new Map<string, StructureEntry>();
 
-  constructor(private readonly maxRecordBytes: number) {}
+  constructor(private readonly options: ScannerOptions) {}
 
-  /** Feeds the next chunk; `onRecord` gets each complete record's text and its number. */
-  push(chunk: Buffer, onRecord: (text: string, record: number) => void): void {
+  /** Feeds the next chunk; `onRecord` gets each complete record's text, its number and its first line. */
+  push(chunk: Buffer, onRecord: (text: string, record: number, line: number) => void): void {
     const n = chunk.length;
     let i = 0;
     if (this.offset === 0 && chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf) i = 3;
@@ -85,10 +161,22 @@ export class JsonRecordScanner {
         }
         this.inString = false;
         if (this.key !== undefined) this.endKey(chunk, i);
+        else if (this.stringRecord) this.endRecord(chunk, i + 1, onRecord);
         continue;
       }
       if (isSpace(byte)) {
-        if (this.scalar && this.depth === this.recordsDepth) this.endRecord(chunk, i, onRecord);
+        if (byte === NEWLINE) this.line += 1;
+        if (this.scalar) this.endRecord(chunk, i, onRecord);
+        continue;
+      }
+      if (this.recordDepth !== -1 && this.frames.length > this.recordDepth) {
+        // Inside a record: only strings and nesting matter until it closes.
+        if (byte === QUOTE) this.inString = true;
+        else if (byte === 0x7b || byte === 0x5b) this.frames.push(INNER);
+        else if (byte === 0x7d || byte === 0x5d) {
+          this.frames.pop();
+          if (this.frames.length === this.recordDepth) this.endRecord(chunk, i + 1, onRecord);
+        }
         continue;
       }
       if (this.topClosed) {
@@ -97,119 +185,195 @@ export class JsonRecordScanner {
           `unexpected data after the end of the JSON value (byte ${this.offset + i})`,
         );
       }
-      if (this.depth === 0 && this.top !== undefined && !this.scalar) {
-        throw new JsonScanError(
-          "not-json",
-          `unexpected data after the end of the JSON value (byte ${this.offset + i})`,
-        );
-      }
-      if (byte === QUOTE) {
-        this.inString = true;
-        if (this.depth === 0) this.top = "a string";
-        else if (this.depth === 1 && this.top === "object" && this.expectKey) {
-          this.key = [];
-          this.keyBytes = 0;
-          this.start = i + 1;
-        } else if (this.depth === this.recordsDepth && this.start === -1 && !this.recordsClosed)
-          this.startRecord(i, true);
-        continue;
-      }
-      if (byte === 0x7b || byte === 0x5b) {
-        if (this.depth === 0) {
-          this.top = byte === 0x5b ? "array" : "object";
-          if (byte === 0x5b) this.recordsDepth = 1;
-          else this.expectKey = true;
-        } else if (this.depth === this.recordsDepth && this.start === -1 && !this.recordsClosed)
-          this.startRecord(i, false);
-        else if (
-          this.depth === 1 &&
-          this.top === "object" &&
-          byte === 0x5b &&
-          this.recordsDepth === -1 &&
-          WRAPPERS.has(wrapperKey(this.lastKey))
-        ) {
-          this.recordsDepth = 2;
-        }
-        this.depth += 1;
-        continue;
-      }
-      if (byte === 0x7d || byte === 0x5d) {
-        if (this.scalar && this.depth === this.recordsDepth) this.endRecord(chunk, i, onRecord);
-        this.depth -= 1;
-        if (this.depth < 0) throw new JsonScanError("not-json", `unbalanced "${String.fromCharCode(byte)}"`);
-        if (this.start !== -1 && !this.scalar && this.depth === this.recordsDepth)
-          this.endRecord(chunk, i + 1, onRecord);
-        else if (this.depth === this.recordsDepth - 1 && this.recordsDepth > 0) this.recordsClosed = true;
-        if (this.depth === 0) this.topClosed = true;
+      if (byte === 0x3a) {
+        const frame = this.frames.at(-1);
+        if (frame?.type === "object") frame.expectKey = false;
         continue;
       }
       if (byte === 0x2c) {
-        if (this.scalar && this.depth === this.recordsDepth) this.endRecord(chunk, i, onRecord);
-        if (this.depth === 1 && this.top === "object") this.expectKey = true;
+        if (this.scalar) this.endRecord(chunk, i, onRecord);
+        const frame = this.frames.at(-1);
+        if (frame?.type === "object") frame.expectKey = true;
+        else if (frame) frame.index += 1;
         continue;
       }
-      if (byte === 0x3a) {
-        if (this.depth === 1 && this.top === "object") this.expectKey = false;
+      if (byte === 0x7d || byte === 0x5d) {
+        if (this.scalar) this.endRecord(chunk, i, onRecord);
+        if (this.frames.pop() === undefined) {
+          throw new JsonScanError("not-json", `unbalanced "${String.fromCharCode(byte)}"`);
+        }
+        if (this.frames.length === 0) this.topClosed = true;
         continue;
       }
-      // A number, true, false or null.
-      if (this.depth === 0 && this.top === undefined) {
-        this.top = byte === 0x74 || byte === 0x66 || byte === 0x6e ? "true, false or null" : "a number";
-        this.scalar = true;
-      } else if (this.depth === this.recordsDepth && this.start === -1 && !this.recordsClosed)
-        this.startRecord(i, true);
+      // The rest of a number, true, false or null that is a record.
+      if (this.scalar) continue;
+      const frame = this.frames.at(-1);
+      if (byte === QUOTE && frame?.type === "object" && frame.expectKey) {
+        this.inString = true;
+        if (frame.readKeys) {
+          this.key = [];
+          this.keyBytes = 0;
+          this.start = i + 1;
+        }
+        continue;
+      }
+      // After a top-level scalar nothing matters: such a file holds no records and is refused.
+      if (this.frames.length === 0 && this.top !== undefined) continue;
+      this.valueStart(i, byte);
     }
     this.carry(chunk);
     this.offset += n;
   }
 
-  /**
-   * After the last chunk: the number of records, what the top-level value is, and whether it held
-   * a list of records at all (an object without a wrapper key holds none).
-   */
-  end(): { records: number; top: TopKind; wrapped: boolean } {
-    if (this.top === "a string" || this.top === "a number" || this.top === "true, false or null") {
-      return { records: 0, top: this.top, wrapped: false };
-    }
+  /** Where the records are, once the scanner has found them. */
+  get recordsFound(): string | undefined {
+    return this.recordsAt;
+  }
+
+  /** After the last chunk: the records, what the top-level value is, where the records were. */
+  end(): ScanResult {
     if (this.top === undefined) throw new JsonScanError("not-json", "holds no JSON value");
-    if (!this.topClosed || this.inString) {
+    const scalarTop = this.top !== "array" && this.top !== "object";
+    if (!scalarTop && (!this.topClosed || this.inString)) {
       throw new JsonScanError("truncated", "it ends before its last record or bracket is closed", this.records + 1);
     }
-    return { records: this.records, top: this.top, wrapped: this.recordsDepth !== -1 && this.recordsClosed };
+    if (this.top === "a string" && this.inString) {
+      throw new JsonScanError("truncated", "it ends inside a string", this.records + 1);
+    }
+    return {
+      records: this.records,
+      top: this.top,
+      recordsAt: this.recordsAt,
+      structure: [...this.structure.values()],
+    };
   }
 
-  private startRecord(at: number, scalar: boolean): void {
+  private valueStart(at: number, byte: number): void {
+    const parent = this.frames.at(-1);
+    const container = byte === 0x7b ? "object" : byte === 0x5b ? "array" : undefined;
+    if (parent === undefined) this.top = container ?? (byte === QUOTE ? "a string" : scalarKind(byte));
+    const step = parent === undefined ? undefined : parent.type === "array" ? String(parent.index) : (parent.key ?? "");
+    const path = parent === undefined || step === undefined ? [] : [...parent.path, step];
+    const shape = parent === undefined ? "" : joinShape(parent.shape, parent.type === "array" ? "*" : (step ?? ""));
+    if (parent !== undefined && this.frames.length <= STRUCTURE_DEPTH) this.note(parent, container);
+    const role = parent === undefined ? this.rootRole(container) : this.roleOf(parent, path, container);
+    if (role === "record") {
+      this.startRecord(at, container, byte === QUOTE);
+      if (container !== undefined) this.frames.push(INNER);
+      return;
+    }
+    if (container === undefined) {
+      if (byte === QUOTE) this.inString = true;
+      return;
+    }
+    if (role === "records" && this.recordsAt === undefined) this.recordsAt = path.join(".");
+    const depth = this.frames.length + 1;
+    if (depth <= STRUCTURE_DEPTH) this.entryFor(shape, container);
+    this.frames.push({
+      type: container,
+      role,
+      path,
+      shape,
+      key: undefined,
+      index: 0,
+      expectKey: container === "object",
+      readKeys: role === "descend" || depth <= STRUCTURE_DEPTH,
+    });
+  }
+
+  private rootRole(container: "object" | "array" | undefined): Role {
+    if (this.options.records !== undefined) return container === undefined ? "skip" : "descend";
+    return container === "array" ? "records" : container === "object" ? "descend" : "skip";
+  }
+
+  private roleOf(parent: Frame, path: readonly string[], container: "object" | "array" | undefined): Role {
+    if (parent.role === "records") return "record";
+    if (parent.role !== "descend") return "skip";
+    const pattern = this.options.records;
+    if (pattern !== undefined) {
+      const depth = path.length;
+      if (!segmentMatches(pattern[depth - 1], path[depth - 1] ?? "", parent)) return "skip";
+      if (depth < pattern.length) return container === undefined ? "skip" : "descend";
+      if (this.recordsAt === undefined) this.recordsAt = this.shapeOf(parent, path);
+      return container === "array" ? "records" : "record";
+    }
+    // Found by wrapper keys: the first array wins.
+    if (this.recordsAt !== undefined || parent.type !== "object") return "skip";
+    const name = normalizeName(path.at(-1) ?? "");
+    if (container === "array" && WRAPPERS.has(name)) return "records";
+    if (container === "object" && path.length === 1 && OUTER_WRAPPERS.has(name)) return "descend";
+    return "skip";
+  }
+
+  private shapeOf(parent: Frame, path: readonly string[]): string {
+    return joinShape(parent.shape, parent.type === "array" ? "*" : (path.at(-1) ?? ""));
+  }
+
+  /** Notes a value under `parent` for the structure a refusal shows. */
+  private note(parent: Frame, container: "object" | "array" | undefined): void {
+    const entry = this.structure.get(parent.shape);
+    if (entry === undefined) return;
+    const kind = container ?? "scalar";
+    if (parent.type === "array") {
+      entry.elements += 1;
+      entry.elementKinds.add(kind);
+    }
+  }
+
+  private startRecord(at: number, container: "object" | "array" | undefined, isString: boolean): void {
     this.start = at;
-    this.scalar = scalar;
+    this.recordLine = this.line;
     this.pieces = [];
     this.pieceBytes = 0;
+    this.scalar = container === undefined && !isString;
+    this.stringRecord = isString;
+    if (isString) this.inString = true;
+    this.recordDepth = this.frames.length;
   }
 
-  private endRecord(chunk: Buffer, end: number, onRecord: (text: string, record: number) => void): void {
+  private endRecord(chunk: Buffer, end: number, onRecord: (text: string, record: number, line: number) => void): void {
     const part = chunk.subarray(this.start, end);
     const bytes = this.pieceBytes + part.length;
-    if (bytes > this.maxRecordBytes) this.tooLong();
+    if (bytes > this.options.maxRecordBytes) this.tooLong();
     const text =
       this.pieces.length === 0 ? part.toString("utf8") : Buffer.concat([...this.pieces, part]).toString("utf8");
     this.start = -1;
+    this.recordDepth = -1;
     this.scalar = false;
+    this.stringRecord = false;
     this.pieces = [];
     this.pieceBytes = 0;
     this.records += 1;
-    onRecord(text, this.records);
+    onRecord(text, this.records, this.recordLine);
   }
 
   private endKey(chunk: Buffer, end: number): void {
     const parts = this.key ?? [];
     parts.push(chunk.subarray(this.start, end));
     const raw = Buffer.concat(parts).toString("utf8");
+    let name: string;
     try {
-      this.lastKey = JSON.parse(`"${raw}"`) as string;
+      name = JSON.parse(`"${raw}"`) as string;
     } catch {
-      this.lastKey = raw;
+      name = raw;
     }
     this.key = undefined;
     this.start = -1;
+    const frame = this.frames.at(-1);
+    if (frame === undefined) return;
+    frame.key = name;
+    this.noteKey(frame, name);
+  }
+
+  private noteKey(frame: Frame, name: string): void {
+    if (this.frames.length > STRUCTURE_DEPTH) return;
+    const entry = this.structure.get(frame.shape);
+    if (entry !== undefined && entry.keys.length < STRUCTURE_KEYS && !entry.keys.includes(name)) entry.keys.push(name);
+  }
+
+  private entryFor(shape: string, kind: "object" | "array"): void {
+    if (this.structure.has(shape) || this.structure.size >= STRUCTURE_PATHS) return;
+    this.structure.set(shape, { path: shape, kind, keys: [], elements: 0, elementKinds: new Set() });
   }
 
   /** Keeps the unfinished record (or member name) of this chunk for the next one. */
@@ -224,7 +388,7 @@ export class JsonRecordScanner {
       return;
     }
     this.pieceBytes += part.length;
-    if (this.pieceBytes > this.maxRecordBytes) this.tooLong();
+    if (this.pieceBytes > this.options.maxRecordBytes) this.tooLong();
     this.pieces.push(Buffer.from(part));
     this.start = 0;
   }
@@ -232,8 +396,28 @@ export class JsonRecordScanner {
   private tooLong(): never {
     throw new JsonScanError(
       "too-long",
-      `record ${this.records + 1} is longer than ${Math.round(this.maxRecordBytes / 1024 / 1024)} MiB`,
+      `record ${this.records + 1} is longer than ${Math.round(this.options.maxRecordBytes / 1024 / 1024)} MiB`,
       this.records + 1,
     );
   }
+}
+
+/** The frame pushed for nesting inside a record: nothing in it is looked at. */
+const INNER: Frame = {
+  type: "array",
+  role: "skip",
+  path: [],
+  shape: "",
+  key: undefined,
+  index: 0,
+  expectKey: false,
+  readKeys: false,
+};
+
+function scalarKind(byte: number): TopKind {
+  return byte === 0x74 || byte === 0x66 || byte === 0x6e ? "true, false or null" : "a number";
+}
+
+function joinShape(parent: string, step: string): string {
+  return parent === "" ? step : `${parent}.${step}`;
 }

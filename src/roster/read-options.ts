@@ -12,8 +12,12 @@ export interface RosterReadOptions {
   readonly file: string;
   /** `roster.format`: `auto` goes by extension, then by the first bytes. */
   readonly format: Config["roster"]["format"];
-  /** `roster.mapping`: a built-in mapping name or explicit columns (roster-columns). */
+  /** `roster.mapping`: `auto`, a preset name, or fields (over an optional preset). */
   readonly mapping: Config["roster"]["mapping"];
+  /** `roster.records`: where the records are in a JSON document; found when unset. */
+  readonly records?: string;
+  /** `roster.ignoreColumns`: status-like columns that say nothing about employment. */
+  readonly ignoreColumns: readonly string[];
   /** `roster.include`: statuses, departments and locations in scope. */
   readonly include: IncludeRules;
   /** `roster.untrackedDepartments`: people of these departments are on the roster untracked. */

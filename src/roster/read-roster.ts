@@ -6,6 +6,8 @@ import type { Config } from "../config/schema.js";
 import { RosterFileError } from "../errors.js";
 import { RosterRowCollector, type RosterRows } from "./collect-roster-rows.js";
 import { CsvRecordReader, CsvSyntaxError, recordBreak } from "./csv-records.js";
+import { chooseMapping, type MappingChoice, presetTitle } from "./mapping/choose-mapping.js";
+import { KeyCover, looksLikeStatus, unreadStatusHint } from "./mapping/status-guard.js";
 import { nobodyInScope } from "./nobody-in-scope.js";
 import {
   CHUNK_BYTES,
@@ -16,7 +18,7 @@ import {
   readNdjsonRoster,
 } from "./read-json-roster.js";
 import type { RosterReadOptions } from "./read-options.js";
-import { normalizeHeader, requireProfileColumn } from "./roster-columns.js";
+import { noProfileColumn, normalizeHeader, type ResolvedColumns, resolveColumns } from "./roster-columns.js";
 
 export { MAX_RECORD_BYTES } from "./read-json-roster.js";
 
@@ -31,6 +33,8 @@ export function rosterReadOptions(rules: Config["roster"], file: string, now: Da
     file,
     format: rules.format,
     mapping: rules.mapping,
+    ...(rules.records === undefined ? {} : { records: rules.records }),
+    ignoreColumns: rules.ignoreColumns,
     include: rules.include,
     untrackedDepartments: rules.untrackedDepartments,
     maxRows: rules.maxRows,
@@ -51,6 +55,8 @@ export interface RosterFile extends RosterRows {
   readonly modifiedAt: string;
   /** Things the operator should know that did not stop the run (e.g. a semicolon-separated file). */
   readonly notices: readonly string[];
+  /** The mapping the file was read with, and how it was chosen (`mapping: auto` says what it recognised). */
+  readonly mapping: { readonly preset: string; readonly title: string; readonly how: string };
 }
 
 const HEAD_BYTES = 64 * 1024;
@@ -75,8 +81,11 @@ export async function readRoster(options: RosterReadOptions): Promise<RosterFile
   let parsed: Parsed;
   // Every format is streamed: memory holds one chunk and one record, plus the people kept.
   if (format === "csv") parsed = await readCsv(options, head, hash);
-  else if (format === "ndjson") parsed = { rows: await readNdjsonRoster(options, hash), notices: [] };
-  else parsed = { rows: await readJsonRoster(options, hash), notices: [] };
+  else {
+    const read = format === "ndjson" ? await readNdjsonRoster(options, hash) : await readJsonRoster(options, hash);
+    const notices = read.mapping?.hint === undefined ? [] : [read.mapping.hint];
+    parsed = { rows: read.rows, notices, ...(read.mapping ? { mapping: read.mapping } : {}) };
+  }
   if (parsed.rows.rowCount === 0) {
     const what = format === "csv" ? "has a header but no rows" : "holds no people";
     throw new RosterFileError(file, `${what}; refusing to treat an empty export as everyone leaving`);
@@ -86,6 +95,7 @@ export async function readRoster(options: RosterReadOptions): Promise<RosterFile
     throw new RosterFileError(file, `${nobody}${parsed.hint ?? ""}. Nothing was changed, nobody was archived.`);
   }
   const fingerprint = `${hash.digest("hex")}:${info.size}:${Math.trunc(info.mtimeMs)}`;
+  const mapping = parsed.mapping ?? { preset: "generic", how: "no record to choose by" };
   return {
     ...parsed.rows,
     file,
@@ -93,6 +103,7 @@ export async function readRoster(options: RosterReadOptions): Promise<RosterFile
     fingerprint,
     modifiedAt: new Date(info.mtimeMs).toISOString(),
     notices: parsed.notices,
+    mapping: { preset: mapping.preset, title: presetTitle(mapping.preset), how: mapping.how },
   };
 }
 
@@ -198,8 +209,28 @@ function sniffDelimiter(head: Buffer): string {
 interface Parsed {
   readonly rows: RosterRows;
   readonly notices: string[];
+  readonly mapping?: MappingChoice;
   /** Appended to the refusal of a file with nobody in scope (e.g. the rows use another delimiter). */
   readonly hint?: string;
+}
+
+/** Refuses a header with a status-like column the mapping does not read (mapping/status-guard). */
+function refuseUnreadStatus(
+  file: string,
+  header: readonly string[],
+  columns: ResolvedColumns,
+  choice: MappingChoice,
+): void {
+  const read = new Set(Object.values(columns).flat());
+  const ignored = new KeyCover(choice.ignore);
+  header.forEach((name, index) => {
+    if (read.has(index) || !looksLikeStatus(name) || ignored.covers([normalizeHeader(name)])) return;
+    const note = choice.hint === undefined ? "" : `. Note: ${choice.hint}`;
+    throw new RosterFileError(
+      file,
+      `${unreadStatusHint(name.trim(), "column")} (read with ${presetTitle(choice.preset)})${note}`,
+    );
+  });
 }
 
 function csvFailure(file: string, error: CsvSyntaxError): RosterFileError {
@@ -226,6 +257,7 @@ async function readCsv(options: RosterReadOptions, head: Buffer, hash: Hash): Pr
     notices.push(`the file is ${DELIMITER_NAMES[delimiter]}-separated, not comma-separated; read it as such`);
   const reader = new CsvRecordReader({ delimiter, maxRecordBytes: MAX_RECORD_BYTES, lineBreak: recordBreak(head) });
   let collector: RosterRowCollector | undefined;
+  let choice: MappingChoice | undefined;
   let headerCells = 0;
   // The last data row, and the cell count of the row before it (the header's for the first row).
   let last: { line: number; cells: number; before: number } | undefined;
@@ -238,10 +270,14 @@ async function readCsv(options: RosterReadOptions, head: Buffer, hash: Hash): Pr
       if (header.some((h) => /linkedin\.com\/|^https?:\/\//i.test(h.trim()))) {
         throw new RosterFileError(file, "starts with data, not a header row; add a header line naming the columns");
       }
-      const columns = requireProfileColumn(options, header);
-      collector = new RosterRowCollector(columns, options);
+      choice = chooseMapping(options.mapping, { kind: "csv", headers: header }, options.ignoreColumns);
+      const columns = resolveColumns(header, choice.fields);
+      if (columns.profileUrl === undefined) throw noProfileColumn(file, header, choice.fields, choice.preset);
+      refuseUnreadStatus(file, header, columns, choice);
+      if (choice.hint !== undefined) notices.push(choice.hint);
+      collector = new RosterRowCollector(columns, options, choice.values);
       // Strings only for the mapped columns, and for the first one (a row of one cell is checked for other delimiters).
-      reader.keepOnly([0, ...Object.values(columns)]);
+      reader.keepOnly([0, ...Object.values(columns).flat()]);
       headerCells = count;
       return;
     }
@@ -286,5 +322,5 @@ async function readCsv(options: RosterReadOptions, head: Buffer, hash: Hash): Pr
     otherDelimiterRows > 0
       ? ` (${otherDelimiterRows} rows hold a single cell with another delimiter in it, while the header is ${DELIMITER_NAMES[delimiter]}-separated)`
       : undefined;
-  return { rows: collector.finish(), notices, ...(hint ? { hint } : {}) };
+  return { rows: collector.finish(), notices, ...(choice ? { mapping: choice } : {}), ...(hint ? { hint } : {}) };
 }

@@ -1,6 +1,6 @@
 import type { Block as SlackBlock, SlackMessage } from "../slack/slack-message.js";
 import { escapeMrkdwn, singleLine } from "../slack/slack-text.js";
-import { ROW_ERROR_REASONS } from "./collect-roster-rows.js";
+import { problemPlace, ROW_ERROR_REASONS } from "./collect-roster-rows.js";
 import type { EndedHold, KeptPerson } from "./plan-types.js";
 import { describeHoldEnd, describeStop, describeWho } from "./plan-words.js";
 import { type ReconcileReport, ROUTINE_DEFERRALS } from "./report.js";
@@ -185,7 +185,7 @@ export function renderReportSlack(r: ReconcileReport, limit = SLACK_LIST_LIMIT):
     const errors = r.rows.problems.filter((p) => ROW_ERROR_REASONS.has(p.reason));
     list(
       `Rows to fix (${errors.length})`,
-      errors.map((p) => `line ${p.line}: ${p.reason}: ${p.message}`),
+      errors.map((p) => `${problemPlace(p)}: ${p.reason}: ${p.message}`),
     );
   }
   // Deferrals a person must lift (caps, trial, billing); the daily allowances' are only counted above.

@@ -1,5 +1,5 @@
 import type { Refusal, StepFailure } from "./apply-plan.js";
-import { ROW_ERROR_REASONS } from "./collect-roster-rows.js";
+import { problemPlace, ROW_ERROR_REASONS } from "./collect-roster-rows.js";
 import type { DeferredItem, StepKind } from "./plan-types.js";
 import { collapse, day, describeWho, endedHoldLine, keptLine } from "./plan-words.js";
 import type { ReconcileReport, ReportStep } from "./report.js";
@@ -54,6 +54,7 @@ export function renderReportText(r: ReconcileReport, limit = TEXT_LIST_LIMIT): s
     lines.push(`  export: written ${day(e.modifiedAt)}, ${first}${e.stale ? `, UNCHANGED FOR ${e.ageDays} DAYS` : ""}`);
   }
   lines.push(`  rows read ${r.rows.read}, in scope ${r.rows.inScope}`);
+  if (r.mapping) lines.push(`  read as ${r.mapping.title}: ${r.mapping.how}`);
   for (const [reason, n] of Object.entries(r.rows.byReason)) lines.push(`  rows ${reason.padEnd(14)} ${n}`);
   for (const notice of r.notices) lines.push(`  note: ${notice}`);
   lines.push(
@@ -131,7 +132,7 @@ export function renderReportText(r: ReconcileReport, limit = TEXT_LIST_LIMIT): s
     lines.push(
       ...indent(
         collapse(
-          errors.map((p) => `line ${p.line}: ${p.reason}: ${p.message}`),
+          errors.map((p) => `${problemPlace(p)}: ${p.reason}: ${p.message}`),
           limit,
         ),
       ),

@@ -61,6 +61,8 @@ export interface ReconcileReport {
     readonly reported: boolean;
   };
   readonly notices: readonly string[];
+  /** The mapping the export was read with (`auto` says which vendor it recognised). */
+  readonly mapping?: { readonly preset: string; readonly title: string; readonly how: string };
   readonly billing: {
     readonly state: BillingState;
     readonly planStatus: string | undefined;
@@ -205,6 +207,7 @@ export function buildReport(outcome: ReconcileOutcome): ReconcileReport {
       reported,
     },
     notices: [...roster.notices, ...(outcome.notices ?? [])],
+    mapping: roster.mapping,
     billing: {
       state: budget.state,
       planStatus: budget.planStatus,

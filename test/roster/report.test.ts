@@ -42,6 +42,7 @@ function rosterOf(people: RosterPerson[], problems: RosterFile["problems"] = [])
     fingerprint: "f1",
     modifiedAt: startedAt.toISOString(),
     notices: [],
+    mapping: { preset: "generic", title: "generic column names (preset generic)", how: "named in roster.mapping" },
     rowCount: people.length + problems.length,
     people,
     byUrl: new Map(people.map((p) => [p.profileUrl, p])),

@@ -232,7 +232,7 @@ export function structuralCases(): CorpusCase[] {
       file: "string.json",
       content: '"hello"',
       code: 2,
-      says: /array of people.*a string/,
+      says: /list of people.*a string/,
     },
     { name: "an empty JSON array", file: "nobody.json", content: "[]", code: 2, says: /holds no people/ },
     {
