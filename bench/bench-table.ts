@@ -32,7 +32,7 @@ export interface BenchResults {
     /** `--state`: the engines the poll-path, webhook-paced and store-ops sections ran on. */
     state: StateEngine[];
   };
-  readonly readDiffPlan: Array<{ shape: RosterShape; pinnedToOneCore: boolean } & PlanMeasurement>;
+  readonly readDiffPlan: Array<{ shape: RosterShape; pinnedToOneCore: boolean; format: string } & PlanMeasurement>;
   readonly reconcile: ReconcileRun[];
   /** At the real limit, one run per `--paced-size`; the naive baseline repeats the last (largest). */
   readonly paced: ReconcileRun[];
@@ -73,6 +73,7 @@ export function printReport(r: BenchResults, out: NodeJS.WritableStream): void {
         `Read + diff + plan (pure functions, one child process${r.readDiffPlan.every((m) => m.pinnedToOneCore) ? " pinned to one core" : ""}; targets: 100,000 rows < 2 s and < 300 MB, 1,000,000 rows < 10 s and < 600 MB)`,
         [
           "rows",
+          "format",
           "wall",
           "CPU user+sys",
           "RSS before",
@@ -86,6 +87,7 @@ export function printReport(r: BenchResults, out: NodeJS.WritableStream): void {
         ],
         r.readDiffPlan.map((m) => [
           fmt(m.rows),
+          m.format === "csv" ? "CSV" : `${m.format.toUpperCase()} (RaaS, paths)`,
           sec(m.wallMs),
           sec(m.cpuUserMs + m.cpuSystemMs),
           `${fmt(m.rssBeforeMb)} MB`,

@@ -62,17 +62,25 @@ async function memoryRoundTrip(memory: RosterMemory, dir: string): Promise<{ sav
 }
 
 /**
- * Child process (`node --expose-gc bench/dist/bench/measure-plan.js <csv> <billing.json> <shape json>`):
+ * Child process (`node --expose-gc bench/dist/bench/measure-plan.js <roster file> <billing.json> <shape json> [roster settings json]`):
  * runs only the pure read/diff/plan path on a generated file so that the process's peak RSS is
  * that path's (plus Node's baseline), and prints one JSON line.
  */
 async function main(): Promise<void> {
-  const [file, billingFile, shapeJson] = process.argv.slice(2);
-  if (!file || !billingFile || !shapeJson) throw new Error("usage: measure-plan <csv> <billing.json> <shape>");
+  const [file, billingFile, shapeJson, rosterJson] = process.argv.slice(2);
+  if (!file || !billingFile || !shapeJson) {
+    throw new Error("usage: measure-plan <roster file> <billing.json> <shape> [roster settings]");
+  }
   const shape = JSON.parse(shapeJson) as RosterShape;
   const billing = billingSchema.parse(JSON.parse(await readFile(billingFile, "utf8")));
   const rules = configSchema.parse({
-    roster: { archiveAfterMissingExports: 1, archiveUnknown: true, approveMassArchive: true, maxRows: 5_000_000 },
+    roster: {
+      archiveAfterMissingExports: 1,
+      archiveUnknown: true,
+      approveMassArchive: true,
+      maxRows: 5_000_000,
+      ...(rosterJson ? (JSON.parse(rosterJson) as object) : {}),
+    },
   }).roster;
   // The service roster as reconcile would have listed it: an input, built before measuring. Its URLs
   // are flat strings, as JSON.parse makes them from the list pages (template literals would make

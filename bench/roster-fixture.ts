@@ -26,6 +26,50 @@ function csvRow(slug: string, n: number): string {
   return `${profileUrl(slug)},E${String(n).padStart(7, "0")},Person ${n},${slug}@example.com,${dept},Engineer,Berlin,Active`;
 }
 
+/** The formats the plan section reads: the generic CSV, and Workday RaaS-shaped JSON and NDJSON. */
+export const PLAN_FORMATS = ["csv", "json", "ndjson"] as const;
+export type PlanFormat = (typeof PLAN_FORMATS)[number];
+
+/**
+ * A Workday RaaS record (field aliases with `_`, multi-instance fields as groups), read through
+ * nested paths: the LinkedIn URL in a worker group, the work email picked from a list by type.
+ */
+function raasRecord(slug: string, n: number): string {
+  const dept = DEPARTMENTS[n % DEPARTMENTS.length] ?? "Engineering";
+  return JSON.stringify({
+    Employee_ID: `E${String(n).padStart(7, "0")}`,
+    Name: `Person ${n}`,
+    Active_Status: "1",
+    Worker_Type: "Employee",
+    Business_Title: "Engineer",
+    Supervisory_Organization: dept,
+    Location: "Berlin",
+    Termination_Date: "",
+    Worker_group: { LinkedIn_URL: profileUrl(slug), Hire_Date: "2020-01-01-08:00" },
+    Email_group: [
+      { Email_Type: "Home", Email_Address: `${slug}@home.example.com` },
+      { Email_Type: "Work", Email_Address: `${slug}@example.com` },
+    ],
+  });
+}
+
+/** The roster settings that read `raasRecord`: the workday preset with two nested paths over it. */
+export const RAAS_MAPPING = {
+  preset: "workday",
+  profileUrl: ["Worker_group.LinkedIn_URL"],
+  email: ["Email_group[Email_Type=Work].Email_Address"],
+} as const;
+
+/** The same people as `writeHrisCsv`, as a RaaS JSON document or as NDJSON lines. */
+export async function writeHrisJson(file: string, shape: RosterShape, ndjson: boolean): Promise<number> {
+  const records: string[] = [];
+  for (let i = 0; i < shape.size - shape.leavers; i += 1) records.push(raasRecord(serviceSlug(i), i));
+  for (let i = 0; i < shape.joiners; i += 1) records.push(raasRecord(joinerSlug(i), shape.size + i));
+  const text = ndjson ? `${records.join("\n")}\n` : `{"Report_Entry": [\n${records.join(",\n")}\n]}\n`;
+  await writeFile(file, text);
+  return records.length;
+}
+
 /**
  * The HRIS export: everyone on the service except the leavers (the last `leavers` people), plus the
  * joiners. The rehires (the first `rehires` people) are archived on the service but listed here.

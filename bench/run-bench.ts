@@ -13,7 +13,15 @@ import { type GrowthRun, runGrowth } from "./growth.js";
 import type { PlanMeasurement } from "./measure-plan.js";
 import { type NaiveRun, runNaive } from "./naive-baseline.js";
 import { type PollPathRun, runPollPath } from "./poll-path.js";
-import { type RosterShape, standardShape, writeHrisCsv } from "./roster-fixture.js";
+import {
+  PLAN_FORMATS,
+  type PlanFormat,
+  RAAS_MAPPING,
+  type RosterShape,
+  standardShape,
+  writeHrisCsv,
+  writeHrisJson,
+} from "./roster-fixture.js";
 import { type ReconcileRun, runReconcile } from "./roster-scenario.js";
 import {
   BenchPostgres,
@@ -45,19 +53,31 @@ async function measurePlan(
   dir: string,
   billingFile: string,
   shape: RosterShape,
-): Promise<PlanMeasurement & { pinnedToOneCore: boolean }> {
-  const file = join(dir, `plan-${shape.size}.csv`);
-  await writeHrisCsv(file, shape);
-  const args = ["--expose-gc", join(here, "measure-plan.js"), file, billingFile, JSON.stringify(shape)];
+  format: PlanFormat,
+): Promise<PlanMeasurement & { pinnedToOneCore: boolean; format: PlanFormat }> {
+  const file = join(dir, `plan-${shape.size}.${format}`);
+  if (format === "csv") await writeHrisCsv(file, shape);
+  else await writeHrisJson(file, shape, format === "ndjson");
+  const mapping = format === "csv" ? {} : { mapping: RAAS_MAPPING };
+  const args = [
+    "--expose-gc",
+    join(here, "measure-plan.js"),
+    file,
+    billingFile,
+    JSON.stringify(shape),
+    JSON.stringify(mapping),
+  ];
   // The target is "on one core": pin the child to CPU 0 where taskset exists (Linux), so GC helper
   // threads share that core too; elsewhere it runs unpinned and says so.
   try {
     const { stdout } = await execFileAsync("taskset", ["-c", "0", process.execPath, ...args], { maxBuffer: 1 << 20 });
-    return { ...(JSON.parse(stdout) as PlanMeasurement), pinnedToOneCore: true };
+    return { ...(JSON.parse(stdout) as PlanMeasurement), pinnedToOneCore: true, format };
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
     const { stdout } = await execFileAsync(process.execPath, args, { maxBuffer: 1 << 20 });
-    return { ...(JSON.parse(stdout) as PlanMeasurement), pinnedToOneCore: false };
+    return { ...(JSON.parse(stdout) as PlanMeasurement), pinnedToOneCore: false, format };
+  } finally {
+    await rm(file, { force: true });
   }
 }
 
@@ -73,6 +93,14 @@ async function writeBilling(file: string): Promise<void> {
   } finally {
     await emu.close();
   }
+}
+
+function planFormatList(text: string): PlanFormat[] {
+  const names = text.split(",").map((f) => f.trim());
+  const unknown = names.filter((f) => !(PLAN_FORMATS as readonly string[]).includes(f));
+  if (unknown.length > 0)
+    throw new Error(`--plan-formats: unknown ${unknown.join(", ")} (use ${PLAN_FORMATS.join(", ")})`);
+  return names as PlanFormat[];
 }
 
 /** What `--only` and `--skip` name. */
@@ -130,6 +158,8 @@ General:
   --skip-paced, --skip-alerts older switches: --skip paced / --skip alerts,webhook-latency,webhook-burst
 Roster:
   --sizes 1000,10000,100000   rows for plan and reconcile
+  --plan-formats csv,json,ndjson  roster formats of the plan section (default all three; JSON and
+                              NDJSON are Workday RaaS-shaped, read through nested paths)
   --paced-size 1000,2000      people for the paced runs
 Alerts (polling, webhook burst):
   --alerts N                  changes (default 10000; 2000 with --quick)
@@ -207,6 +237,7 @@ async function main(): Promise<void> {
       only: { type: "string" },
       skip: { type: "string" },
       sizes: { type: "string" },
+      "plan-formats": { type: "string", default: PLAN_FORMATS.join(",") },
       quick: { type: "boolean", default: false },
       "paced-size": { type: "string" },
       alerts: { type: "string" },
@@ -252,6 +283,7 @@ async function main(): Promise<void> {
       ? new Set(sectionList(values.only, "--only"))
       : new Set(Object.keys(SECTIONS) as Section[]);
   const runs = (section: Section) => chosen.has(section) && !skipped.has(section);
+  const planFormats = planFormatList(values["plan-formats"]);
   const sizes = values.sizes
     ? positiveInts(values.sizes, "--sizes")
     : quick
@@ -316,8 +348,10 @@ async function main(): Promise<void> {
       for (const size of sizes) {
         const shape = standardShape(size);
         if (runs("plan")) {
-          log(`read+diff+plan of ${size} rows (child process)`);
-          readDiffPlan.push({ shape, ...(await measurePlan(dir, billingFile, shape)) });
+          for (const format of planFormats) {
+            log(`read+diff+plan of ${size} rows, ${format} (child process)`);
+            readDiffPlan.push({ shape, ...(await measurePlan(dir, billingFile, shape, format)) });
+          }
         }
         if (runs("reconcile")) {
           log(`reconcile ${size} people at ${RAISED_LIMIT}/min`);
