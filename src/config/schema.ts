@@ -116,18 +116,26 @@ export const interactivitySchema = z
   })
   .prefault({});
 
-/** A mapping entry: a CSV header name or a JSON path (roster docs: "Paths"), checked here so a typo fails at start. */
-const mappingEntry = z
-  .string()
-  .min(1)
-  .superRefine((entry, ctx) => {
-    try {
-      parsePath(entry, { allowAny: false });
-    } catch (error) {
-      ctx.addIssue({ code: "custom", message: (error as Error).message });
-    }
-  });
-const entries = z.array(mappingEntry);
+/**
+ * A path (docs/roster.md "Paths"), checked here so that a typo fails at start; `*` only in
+ * roster.records. A mapping entry may also be a CSV header ("Employee No."), so only an entry with
+ * brackets, which no header needs, must parse as a path.
+ */
+function pathText(allowAny: boolean) {
+  return z
+    .string()
+    .min(1)
+    .superRefine((path, ctx) => {
+      if (!allowAny && !/[[\]]/.test(path)) return;
+      try {
+        parsePath(path, { allowAny });
+      } catch (error) {
+        ctx.addIssue({ code: "custom", message: (error as Error).message });
+      }
+    });
+}
+/** Mapping entries: CSV header names or JSON paths. */
+const entries = z.array(pathText(false));
 
 export const columnMappingSchema = z
   .strictObject({
@@ -260,17 +268,7 @@ export const configSchema = z.strictObject({
       /** `auto` (recognise the vendor), a preset name, or fields (with an optional preset they override). */
       mapping: z.union([z.enum(MAPPING_NAMES), columnMappingSchema]).default("auto"),
       /** Where the records are inside a JSON document (`d.results`, `responses.*.body`); found when unset. */
-      records: z
-        .string()
-        .min(1)
-        .superRefine((path, ctx) => {
-          try {
-            parsePath(path, { allowAny: true });
-          } catch (error) {
-            ctx.addIssue({ code: "custom", message: (error as Error).message });
-          }
-        })
-        .optional(),
+      records: pathText(true).optional(),
       /**
        * Columns (or JSON paths) that look like a status or an end date but say nothing about whether
        * someone works here: read by nobody, and no longer a reason to refuse the file.

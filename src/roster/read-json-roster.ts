@@ -66,7 +66,16 @@ interface Reader {
 }
 
 function compile(entries: readonly string[]): Candidate[] {
-  return entries.map((entry) => ({ whole: normalizeHeader(entry), segments: parsePath(entry, { allowAny: false }) }));
+  return entries.map((entry) => ({ whole: normalizeHeader(entry), segments: segmentsOf(entry) }));
+}
+
+/** An entry that is no path ("Employee No.", a CSV header) is read as a whole key only. */
+function segmentsOf(entry: string): readonly Segment[] {
+  try {
+    return parsePath(entry, { allowAny: false });
+  } catch {
+    return [];
+  }
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

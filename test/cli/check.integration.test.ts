@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type FakeSlack, startFakeSlack } from "../helpers/fake-slack.js";
+import { fixturePath } from "../roster/vendors/vendor-fixture.js";
 import { runCli, startTinyService, type TinyService } from "./cli-harness.js";
 
 let service: TinyService;
@@ -163,6 +164,26 @@ describe("retention-sync check", () => {
     );
     expect(result.stdout).toMatch(/ {4}line 5: invalid-url: /);
     expect(result.stdout).toMatch(/ {4}line 6: duplicate: same person as line 2/);
+  });
+
+  it("says which vendor mapping auto recognised, and names a status column a named mapping leaves unread", async () => {
+    const raas = fixturePath("workday", "raas-workers.json");
+    const auto = await runCli(["check"], env({ HRIS_ROSTER_FILE: raas }));
+    expect(auto.code).toBe(0);
+    expect(auto.stdout).toContain("raas-workers.json parses: 10 rows (json, mapping workday)");
+    expect(auto.stdout).toContain("4 in scope; not in scope: terminated 2, out of scope (roster.include) 2");
+    expect(auto.stdout).toMatch(/record 10 \(line \d+\): invalid-url: /);
+    expect(auto.stdout).toMatch(
+      /read as Workday .*\(preset workday\): mapping auto: recognised by its records at Report_Entry/,
+    );
+    const file = join(dir, "generic.yaml");
+    writeFileSync(file, "roster:\n  mapping: generic\n");
+    const bamboo = fixturePath("bamboohr", "custom-report.json");
+    const named = await runCli(["check", "--config", file], env({ HRIS_ROSTER_FILE: bamboo }));
+    expect(named.code).toBe(2);
+    expect(named.stdout).toContain('has a key "employmentHistoryStatus" that looks like a status or an end date');
+    expect(named.stdout).toContain("the file looks like BambooHR");
+    expect(named.stdout).toContain("roster.mapping: bamboohr (or auto) reads it");
   });
 
   it("fails a roster file that reconcile would refuse, with reconcile's own reason", async () => {

@@ -120,12 +120,14 @@ describe("nested JSON: where the records are", () => {
     for (const roster of [
       { records: "a..b" },
       { mapping: { profileUrl: ["custom_fields[name=LinkedIn"] } },
-      { mapping: { profileUrl: ["a.*.b"] } },
+      { mapping: { profileUrl: ["a[b]"] } },
       { mapping: { name: ["Name"] } },
     ]) {
       expect(configSchema.safeParse({ roster }).success, JSON.stringify(roster)).toBe(false);
     }
     expect(configSchema.safeParse({ roster: { mapping: { preset: "auto", name: ["Name"] } } }).success).toBe(true);
+    // A CSV header that is no path is still a name.
+    expect(configSchema.safeParse({ roster: { mapping: { profileUrl: ["LinkedIn No."] } } }).success).toBe(true);
   });
 });
 

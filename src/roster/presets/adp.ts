@@ -1,3 +1,4 @@
+import { LINKEDIN_LABELS } from "./linkedin-names.js";
 import type { RosterPreset } from "./preset.js";
 
 // ADP Workforce Now, Workers API v2: `GET /hr/v2/workers` answers `{"workers": [...]}` (found on its
@@ -12,7 +13,7 @@ const FIRST = "workAssignments.0";
 
 // WFN has no LinkedIn field: it is a custom string field, on the worker (`customFieldGroup`) or on
 // the person (`person.customFieldGroup`); `nameCode.codeValue` carries the field's name.
-const LINKEDIN_NAMES = ["LinkedIn URL", "LinkedIn", "LinkedIn Profile", "LinkedIn Profile URL"];
+const LINKEDIN_NAMES = LINKEDIN_LABELS;
 const linkedin = LINKEDIN_NAMES.flatMap((name) => [
   `person.customFieldGroup.stringFields[nameCode.codeValue=${name}].stringValue`,
   `customFieldGroup.stringFields[nameCode.codeValue=${name}].stringValue`,

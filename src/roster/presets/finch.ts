@@ -1,3 +1,4 @@
+import { LINKEDIN_LABELS } from "./linkedin-names.js";
 import type { RosterPreset } from "./preset.js";
 
 // Finch, the employment endpoint (`POST /employer/employment`): `{"responses": [{"individual_id",
@@ -9,7 +10,7 @@ import type { RosterPreset } from "./preset.js";
 // only the employment answer can fill a roster.
 
 // LinkedIn is an employer-defined custom field: `custom_fields: [{name, value}]`.
-const LINKEDIN_NAMES = ["LinkedIn URL", "LinkedIn", "LinkedIn Profile", "LinkedIn Profile URL", "linkedin_url"];
+const LINKEDIN_NAMES = [...LINKEDIN_LABELS, "linkedin_url"];
 
 export const finchPreset: RosterPreset = {
   name: "finch",

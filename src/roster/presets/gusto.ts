@@ -1,3 +1,4 @@
+import { LINKEDIN_LABELS } from "./linkedin-names.js";
 import type { RosterPreset } from "./preset.js";
 
 // Gusto, `GET /v1/companies/{company_id}/employees?include=custom_fields`: a top-level array of
@@ -8,7 +9,7 @@ import type { RosterPreset } from "./preset.js";
 // Gusto has no LinkedIn field: it is a company custom field, listed per employee in `custom_fields`
 // as {id, company_custom_field_id, name, type, description, value} when `include=custom_fields` is
 // asked for. Gusto's own examples name custom fields in lower case with underscores (`employee_level`).
-const LINKEDIN_NAMES = ["LinkedIn URL", "LinkedIn", "LinkedIn Profile", "LinkedIn Profile URL", "linkedin_url"];
+const LINKEDIN_NAMES = [...LINKEDIN_LABELS, "linkedin_url"];
 
 // The primary job: an employee may have several, and `primary` marks the main one.
 const PRIMARY_JOB = "jobs[primary=true]";

@@ -1,3 +1,4 @@
+import { LINKEDIN_KEYS, LINKEDIN_LABELS } from "./linkedin-names.js";
 import type { RosterPreset } from "./preset.js";
 
 /**
@@ -6,8 +7,6 @@ import type { RosterPreset } from "./preset.js";
  * Kombo's API reference (docs.kombo.dev, "Get employees") and its published OpenAPI schema
  * (`GetHrisEmployeesPositiveResponse`, also in Kombo's generated SDKs).
  */
-const LINKEDIN_KEYS = ["linkedin_url", "linkedin", "linkedin_profile", "linkedin_profile_url"];
-const LINKEDIN_LABELS = ["LinkedIn URL", "LinkedIn", "LinkedIn Profile", "LinkedIn Profile URL"];
 
 export const komboPreset: RosterPreset = {
   name: "kombo",

@@ -1,3 +1,4 @@
+import { LINKEDIN_KEYS } from "./linkedin-names.js";
 import type { RosterPreset } from "./preset.js";
 
 /**
@@ -9,7 +10,7 @@ import type { RosterPreset } from "./preset.js";
  * Related objects (`manager`, `groups`, `employments`, `work_location`) are ids unless the call asks
  * for them with `expand=`; the paths below into them then read nothing (a string has no keys).
  */
-const LINKEDIN_TARGETS = ["linkedin_url", "linkedin", "linkedin_profile", "linkedin_profile_url"];
+const LINKEDIN_TARGETS = LINKEDIN_KEYS;
 
 export const mergePreset: RosterPreset = {
   name: "merge",

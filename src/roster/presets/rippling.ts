@@ -1,3 +1,4 @@
+import { LINKEDIN_KEYS } from "./linkedin-names.js";
 import type { RosterPreset } from "./preset.js";
 
 /**
@@ -14,7 +15,7 @@ import type { RosterPreset } from "./preset.js";
  * The REST Worker's `custom_fields` (expandable) is an array whose element shape Rippling's spec does
  * not document, so no LinkedIn path is read from it: name it in `roster.mapping.profileUrl`.
  */
-const LINKEDIN_TITLES = ["linkedin_url", "linkedin", "linkedin_profile", "linkedin_profile_url"];
+const LINKEDIN_TITLES = LINKEDIN_KEYS;
 
 export const ripplingPreset: RosterPreset = {
   name: "rippling",
