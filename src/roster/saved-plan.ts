@@ -86,6 +86,8 @@ const sha = (text: string) => createHash("sha256").update(text).digest("hex");
 export function settingsDigest(rules: Config["roster"]): string {
   const shaping = {
     mapping: rules.mapping,
+    records: rules.records ?? null,
+    ignoreColumns: rules.ignoreColumns,
     include: rules.include,
     untrackedDepartments: rules.untrackedDepartments,
     priorityDepartments: rules.priorityDepartments,
