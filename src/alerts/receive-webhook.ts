@@ -155,6 +155,15 @@ export interface WebhookReceiver {
   close(): Promise<void>;
 }
 
+/** The path of a request target (absolute form too); undefined for one that is not a URL (never a throw). */
+function pathnameOf(target: string | undefined): string | undefined {
+  try {
+    return new URL(target ?? "/", "http://receiver").pathname;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Serves the handler on `host:port` at `path` (TLS is terminated in front of it), with
  * SERVER_LIMITS (a slow request is cut off well within the service's 10 s) and
@@ -180,7 +189,7 @@ export async function startWebhookReceiver(
     logger: deps.logger.child({ component: "webhook" }),
     onRefused: deps.onRefused,
     handle: (req, res, refuse) => {
-      if (new URL(req.url ?? "/", "http://receiver").pathname !== options.path) {
+      if (pathnameOf(req.url) !== options.path) {
         refuse("wrong_path");
         res.writeHead(404, { "content-type": "application/json" });
         res.end(JSON.stringify({ error: "not found" }));

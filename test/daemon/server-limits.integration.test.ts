@@ -271,7 +271,17 @@ describe.each([opsServer, webhookReceiver])("$name", (kind) => {
   });
 });
 
-describe("webhook receiver: a body too large", () => {
+describe("webhook receiver: odd requests", () => {
+  it("answers 404 to a target that is not a URL and keeps serving", async () => {
+    const server = await start(webhookReceiver, SHORT);
+    const odd = await client(server.origin);
+    odd.socket.write("POST http://[ HTTP/1.1\r\nHost: receiver\r\nContent-Length: 0\r\n\r\n");
+    expect(await odd.whenReceived("\r\n", SAFETY_MS)).toBe(true);
+    expect(odd.received()).toMatch(/^HTTP\/1\.1 404 /);
+    expect(await served(server)).toBe("HTTP/1.1 200 OK");
+    expect(await server.refused()).toEqual(["wrong_path"]);
+  });
+
   it("answers 413 to a body declared larger than 256 KB without reading it, and closes the connection", async () => {
     const server = await start(webhookReceiver, SHORT);
     const big = await client(server.origin);
