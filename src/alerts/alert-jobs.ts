@@ -2,6 +2,7 @@ import type { RetentionClient } from "../api/client.js";
 import type { Config } from "../config/schema.js";
 import type { DeliveryService } from "../delivery/delivery-service.js";
 import type { Logger } from "../logger.js";
+import type { RefusalReason } from "../refusal-tally.js";
 import type { StateStore } from "../store/state-store.js";
 import type { Alert } from "./alert.js";
 import { type AlertPipeline, createAlertPipeline } from "./alert-pipeline.js";
@@ -37,6 +38,8 @@ export function createAlertJobs(input: {
   readonly onPass?: (report: PollReport) => void;
   /** Called with what each hand-over of either door put in the outbox (metrics). */
   readonly onQueued?: (count: number) => void;
+  /** Called for every request the webhook receiver refuses (metrics). */
+  readonly onRefused?: ((reason: RefusalReason) => void) | undefined;
   /** Replicas: the unfenced store webhook events are accepted into, and whether this replica leads. */
   readonly acceptStore?: StateStore | undefined;
   readonly leading?: (() => boolean) | undefined;
@@ -74,7 +77,10 @@ export function createAlertJobs(input: {
     },
     webhookReceiver: webhookOn
       ? async () => {
-          const receiver = await startWebhookReceiver(config.alerts.webhook, pipeline.webhookDeps());
+          const receiver = await startWebhookReceiver(config.alerts.webhook, {
+            ...pipeline.webhookDeps(),
+            onRefused: input.onRefused,
+          });
           // Events accepted before a stop or crash and not yet handed over go first.
           void pipeline.inbox.drain();
           return receiver;

@@ -1,8 +1,8 @@
-import { once } from "node:events";
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import { WebhookSignatureError } from "../errors.js";
+import { type Refuse, SERVER_LIMITS, type ServerLimits, startGuardedServer } from "../guarded-server.js";
 import type { Logger } from "../logger.js";
+import type { RefusalReason } from "../refusal-tally.js";
 import type { AlertSettings } from "./alert-settings.js";
 import { eventKeyOf } from "./dedupe.js";
 import type { DeliveryLedger } from "./delivery-ledger.js";
@@ -19,21 +19,30 @@ export interface WebhookDeps {
   readonly inbox: WebhookInbox;
   readonly logger: Logger;
   readonly now?: () => Date;
+  /** Called for every refused request (the metric); the log shows them as a count per minute. */
+  readonly onRefused?: ((reason: RefusalReason) => void) | undefined;
 }
 
-type Answer = { status: number; body: Record<string, unknown> };
+/** An answer to send, or none: the connection is gone (the client left, or a deadline cut it off). */
+type Answer = { status: number; body: Record<string, unknown>; close?: boolean } | undefined;
 
 class BodyTooLarge extends Error {}
+/** The request ended before its body did: the client left, or the server cut it off (already counted). */
+class ClientGone extends Error {}
 
 async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   const declared = Number(req.headers["content-length"] ?? 0);
   if (declared > limit) throw new BodyTooLarge();
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > limit) throw new BodyTooLarge();
-    chunks.push(chunk as Buffer);
+  try {
+    for await (const chunk of req) {
+      size += (chunk as Buffer).length;
+      if (size > limit) throw new BodyTooLarge();
+      chunks.push(chunk as Buffer);
+    }
+  } catch (error) {
+    throw error instanceof BodyTooLarge ? error : new ClientGone();
   }
   return Buffer.concat(chunks);
 }
@@ -43,14 +52,20 @@ async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
  * event, drops events already handled (by event id, and by change identity shared with the poller),
  * stores the event in the inbox (one durable write) and answers 2xx; the hand-over and Slack
  * delivery follow in the background (WebhookInbox).
- * A bad or stale signature gets 401 (a malformed header 400) and nothing is processed.
+ * A bad or stale signature gets 401 (a malformed header 400) and nothing is processed; such
+ * refusals are counted through `refuse`, not logged one by one (a flood of forged requests).
  */
-export function createWebhookHandler(deps: WebhookDeps): (req: IncomingMessage, res: ServerResponse) => void {
+export function createWebhookHandler(
+  deps: WebhookDeps,
+): (req: IncomingMessage, res: ServerResponse, refuse: Refuse) => void {
   const now = deps.now ?? (() => new Date());
   const logger = deps.logger.child({ component: "webhook" });
 
-  async function handle(req: IncomingMessage): Promise<Answer> {
-    if (req.method !== "POST") return { status: 405, body: { error: "use POST" } };
+  async function handle(req: IncomingMessage, refuse: Refuse): Promise<Answer> {
+    if (req.method !== "POST") {
+      refuse("wrong_method");
+      return { status: 405, body: { error: "use POST" } };
+    }
     const raw = await readBody(req, MAX_WEBHOOK_BODY_BYTES);
     const header = req.headers["x-service-signature"];
     try {
@@ -63,7 +78,7 @@ export function createWebhookHandler(deps: WebhookDeps): (req: IncomingMessage, 
       });
     } catch (error) {
       if (!(error instanceof WebhookSignatureError)) throw error;
-      logger.warn({ reason: error.reason, detail: error.message }, "webhook delivery refused: bad signature");
+      refuse(error.reason === "stale" ? "stale_timestamp" : "bad_signature", error.message);
       const malformed = error.reason === "malformed" || error.reason === "missing";
       return { status: malformed ? 400 : 401, body: { error: error.message } };
     }
@@ -110,15 +125,24 @@ export function createWebhookHandler(deps: WebhookDeps): (req: IncomingMessage, 
     return { status: 202, body: { ok: true, queued: true } };
   }
 
-  return (req, res) => {
-    handle(req)
+  return (req, res, refuse) => {
+    handle(req, refuse)
       .catch((error: unknown): Answer => {
-        if (error instanceof BodyTooLarge) return { status: 413, body: { error: "body too large" } };
+        if (error instanceof ClientGone) return undefined;
+        if (error instanceof BodyTooLarge) {
+          refuse("too_large");
+          // The rest of the body is not read: the connection closes after the answer.
+          return { status: 413, body: { error: "body too large" }, close: true };
+        }
         logger.error({ err: error }, "webhook delivery could not be stored; the service will retry it");
         return { status: 500, body: { error: "internal error" } };
       })
       .then((answer) => {
-        res.writeHead(answer.status, { "content-type": "application/json" });
+        if (answer === undefined || res.destroyed) return;
+        res.writeHead(answer.status, {
+          "content-type": "application/json",
+          ...(answer.close ? { connection: "close" } : {}),
+        });
         res.end(JSON.stringify(answer.body));
         if (answer.status === 202) void deps.inbox.drain();
       });
@@ -131,33 +155,48 @@ export interface WebhookReceiver {
   close(): Promise<void>;
 }
 
-/** Serves the handler on `host:port` at `path` (TLS is terminated in front of it). */
+/** The path of a request target (absolute form too); undefined for one that is not a URL (never a throw). */
+function pathnameOf(target: string | undefined): string | undefined {
+  try {
+    return new URL(target ?? "/", "http://receiver").pathname;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Serves the handler on `host:port` at `path` (TLS is terminated in front of it), with
+ * SERVER_LIMITS (a slow request is cut off well within the service's 10 s) and
+ * `alerts.webhook.maxConnections`.
+ */
 export async function startWebhookReceiver(
-  options: { host: string; port: number; path: string },
+  options: {
+    host: string;
+    port: number;
+    path: string;
+    maxConnections: number;
+    /** Tests: shorter deadlines, fewer connections. */
+    limits?: Partial<ServerLimits> | undefined;
+  },
   deps: WebhookDeps,
 ): Promise<WebhookReceiver> {
   const handler = createWebhookHandler(deps);
-  const server = createServer((req, res) => {
-    const path = new URL(req.url ?? "/", "http://receiver").pathname;
-    if (path !== options.path) {
-      res.writeHead(404, { "content-type": "application/json" });
-      res.end(JSON.stringify({ error: "not found" }));
-      return;
-    }
-    handler(req, res);
+  const guarded = await startGuardedServer({
+    name: "webhook",
+    host: options.host,
+    port: options.port,
+    limits: { ...SERVER_LIMITS, maxConnections: options.maxConnections, ...options.limits },
+    logger: deps.logger.child({ component: "webhook" }),
+    onRefused: deps.onRefused,
+    handle: (req, res, refuse) => {
+      if (pathnameOf(req.url) !== options.path) {
+        refuse("wrong_path");
+        res.writeHead(404, { "content-type": "application/json" });
+        res.end(JSON.stringify({ error: "not found" }));
+        return;
+      }
+      handler(req, res, refuse);
+    },
   });
-  server.requestTimeout = 10_000;
-  server.listen(options.port, options.host);
-  await once(server, "listening");
-  const { port } = server.address() as AddressInfo;
-  const host = options.host === "0.0.0.0" ? "127.0.0.1" : options.host;
-  return {
-    url: `http://${host}:${port}${options.path}`,
-    server,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  return { url: `${guarded.origin}${options.path}`, server: guarded.server, close: () => guarded.close() };
 }

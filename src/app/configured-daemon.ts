@@ -92,6 +92,7 @@ export async function startConfiguredDaemon(
           logger: logger.child({ component: "alerts" }),
           onPass: (report) => observePollPass(metrics, report, new Date()),
           onQueued: (count) => observeQueued(metrics, count),
+          onRefused: (reason) => metrics.requestsRefused.inc({ server: "webhook", reason }),
         })
       : undefined;
     if (alerts && !slack) logger.warn("SLACK_BOT_TOKEN is not set: alerts are queued in the outbox until it is");

@@ -254,6 +254,8 @@ export const configSchema = z.strictObject({
           /** RETENTION_WEBHOOK_SECRETS (comma-separated): several during a rotation. */
           secrets: z.array(z.string().min(1)).default([]),
           toleranceSeconds: z.number().int().min(1).default(300),
+          /** Connections held at once; more are closed when accepted (config/default.yaml says how to size it). */
+          maxConnections: z.number().int().min(1).max(100_000).default(1_000),
         })
         .prefault({}),
     })

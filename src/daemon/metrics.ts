@@ -105,6 +105,12 @@ export function createMetrics(options: { now?: () => number } = {}) {
       labelNames: ["kind", "outcome"] as const,
       registers: [registry],
     }),
+    requestsRefused: new Counter({
+      name: "retention_sync_requests_refused_total",
+      help: "Requests the daemon's HTTP servers refused, by server (ops, webhook) and reason (bad_signature, stale_timestamp, too_large, wrong_path, wrong_method, slow_client, bad_request, too_many_connections); each one counts, while the log shows a count per minute",
+      labelNames: ["server", "reason"] as const,
+      registers: [registry],
+    }),
     slackSocketConnected: new Gauge({
       name: "retention_sync_slack_socket_connected",
       help: "1 while this replica's Slack Socket Mode connection is open (only the leader opens one), else 0",

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Refuse } from "../guarded-server.js";
 import type { Logger } from "../logger.js";
 import { verifySlackSignature } from "./verify-slack-signature.js";
 
@@ -14,21 +15,28 @@ export interface HttpEndpointOptions {
   readonly now?: () => number;
 }
 
-function readBody(req: IncomingMessage): Promise<string | undefined> {
-  return new Promise((resolve, reject) => {
+/** The body, or why there is none: too large, or the connection ended first (the client left or was cut off). */
+type Body = { readonly text: string } | "too_large" | "gone";
+
+function readBody(req: IncomingMessage): Promise<Body> {
+  return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    req.on("data", (chunk: Buffer) => {
+    const onData = (chunk: Buffer) => {
       size += chunk.length;
       if (size > MAX_INTERACTIVITY_BODY_BYTES) {
-        resolve(undefined);
-        req.destroy();
+        // The rest is not read: the answer closes the connection.
+        req.off("data", onData);
+        req.pause();
+        resolve("too_large");
         return;
       }
       chunks.push(chunk);
-    });
-    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
-    req.on("error", reject);
+    };
+    req.on("data", onData);
+    req.on("end", () => resolve({ text: Buffer.concat(chunks).toString("utf8") }));
+    req.on("error", () => resolve("gone"));
+    req.on("close", () => resolve("gone"));
   });
 }
 
@@ -44,16 +52,21 @@ const header = (req: IncomingMessage, name: string): string | undefined => {
  */
 export function slackInteractivityHandler(options: HttpEndpointOptions) {
   const now = options.now ?? Date.now;
-  return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+  return async (req: IncomingMessage, res: ServerResponse, refuse: Refuse): Promise<void> => {
     if (req.method !== "POST") {
+      refuse("wrong_method");
       res.writeHead(405, { allow: "POST" }).end();
       return;
     }
-    const raw = await readBody(req).catch(() => undefined);
-    if (raw === undefined) {
-      res.writeHead(413).end();
+    const read = await readBody(req);
+    // Nobody to answer: the client left, or a deadline cut it off (counted by the server).
+    if (read === "gone") return;
+    if (read === "too_large") {
+      refuse("too_large");
+      res.writeHead(413, { connection: "close" }).end();
       return;
     }
+    const raw = read.text;
     const check = verifySlackSignature({
       secret: options.signingSecret,
       rawBody: raw,
@@ -62,7 +75,7 @@ export function slackInteractivityHandler(options: HttpEndpointOptions) {
       nowMs: now(),
     });
     if (!check.ok) {
-      options.logger.warn({ reason: check.reason }, "Slack interactivity request refused: bad signature");
+      refuse(check.reason === "stale" ? "stale_timestamp" : "bad_signature", check.reason);
       res.writeHead(401, { "content-type": "text/plain" }).end(`signature ${check.reason}\n`);
       return;
     }

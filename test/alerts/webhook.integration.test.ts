@@ -51,7 +51,7 @@ describe("webhook receiver with the emulator's signed deliveries", () => {
     let secrets: string[] = [];
     const deps = harness.pipeline.webhookDeps();
     receiver = await startWebhookReceiver(
-      { host: "127.0.0.1", port: 0, path: "/webhooks/retention" },
+      { host: "127.0.0.1", port: 0, path: "/webhooks/retention", maxConnections: 1_000 },
       {
         ...deps,
         // The secret exists only once the endpoint does: the handler reads the settings per request.
@@ -184,7 +184,7 @@ describe("the webhook inbox: one durable write before the answer, the hand-over 
     const secret = "whsec_inbox_test";
     const deps = harness.pipeline.webhookDeps();
     const receiver = await startWebhookReceiver(
-      { host: "127.0.0.1", port: 0, path: "/hook" },
+      { host: "127.0.0.1", port: 0, path: "/hook", maxConnections: 1_000 },
       { ...deps, settings: { ...deps.settings, webhook: { ...deps.settings.webhook, secrets: [secret] } } },
     );
     try {
