@@ -1,30 +1,25 @@
 import { describe, expect, it } from "vitest";
-import { readFixture, summarize } from "./vendor-fixture.js";
+import { expectSorted, readAs, readFixture } from "./vendor-fixture.js";
 
 // test/fixtures/hris/adp/: a Workers API v2 answer (`GET /hr/v2/workers`), the same workers as a
 // worker.read event answer, and the same workers with LinkedIn in a custom field named otherwise.
-const IN_SCOPE = ["Okafor, Amara", "Ferreira, Diego", "Sato, Hana", "Nowak, Tomasz"];
-const TERMINATED = ["Mensah, Ruth", "Idowu, Samuel"];
-const OUT_OF_SCOPE = ["Vogel, Lena"];
-const PROBLEMS = ["missing-url: Asante, Kofi", "invalid-url: Raman, Priya"];
+const WORKERS = {
+  inScope: ["Okafor, Amara", "Ferreira, Diego", "Sato, Hana", "Nowak, Tomasz"],
+  // Ruth by workerStatus Terminated; Samuel is still Active but his workerDates.terminationDate passed.
+  terminated: ["Mensah, Ruth", "Idowu, Samuel"],
+  // Lena's primary position has the worker type "Contractor - 1099".
+  outOfScope: ["Vogel, Lena"],
+  // Kofi's LinkedIn custom field is there without a value; Priya's holds a company page.
+  problems: ["missing-url: Asante, Kofi", "invalid-url: Raman, Priya"],
+};
 
 describe("ADP Workforce Now workers (GET /hr/v2/workers)", () => {
   it("is recognised by mapping auto", async () => {
-    const file = await readFixture("adp", "workers.json");
-    expect(file.mapping.preset).toBe("adp");
+    expect((await readFixture("adp", "workers.json")).mapping.preset).toBe("adp");
   });
 
   it("sorts people in scope, terminated, out of scope and broken LinkedIn values", async () => {
-    const summary = summarize(await readFixture("adp", "workers.json"));
-    expect(summary.inScope).toEqual(IN_SCOPE);
-    // Ruth by workerStatus Terminated; Samuel is still Active but his workerDates.terminationDate passed.
-    expect(summary.terminated).toEqual(TERMINATED);
-    // Lena's primary position has the worker type "Contractor - 1099".
-    expect(summary.outOfScope).toEqual(OUT_OF_SCOPE);
-    // Kofi's LinkedIn custom field is there without a value; Priya's holds a company page.
-    expect(summary.problems).toEqual(PROBLEMS);
-    const everyone = [...summary.inScope, ...summary.terminated, ...summary.outOfScope, ...summary.problems];
-    expect(everyone.join("\n")).not.toContain("(no name)");
+    expectSorted(await readFixture("adp", "workers.json"), WORKERS);
   });
 
   it("reads the primary position even when a secondary one comes first", async () => {
@@ -50,13 +45,7 @@ describe("ADP Workforce Now workers (GET /hr/v2/workers)", () => {
 
 describe("ADP Workforce Now worker.read event answer", () => {
   it("reads the workers at events.*.data.output.workers when roster.records says so", async () => {
-    const file = await readFixture("adp", "worker-read-event.json", { records: "events.*.data.output.workers" });
-    expect(file.mapping.preset).toBe("adp");
-    const summary = summarize(file);
-    expect(summary.inScope).toEqual(IN_SCOPE);
-    expect(summary.terminated).toEqual(TERMINATED);
-    expect(summary.outOfScope).toEqual(OUT_OF_SCOPE);
-    expect(summary.problems).toEqual(PROBLEMS);
+    expectSorted(await readAs("adp", "worker-read-event.json", { records: "events.*.data.output.workers" }), WORKERS);
   });
 });
 
@@ -66,17 +55,12 @@ describe("ADP Workforce Now with LinkedIn in a custom field of the company's own
   });
 
   it("reads it once the mapping names the field", async () => {
-    const file = await readFixture("adp", "workers-social-profile.json", {
+    const file = await readAs("adp", "workers-social-profile.json", {
       mapping: {
         preset: "adp",
         profileUrl: ["person.customFieldGroup.stringFields[nameCode.codeValue=Social Profile].stringValue"],
       },
     });
-    expect(file.mapping.preset).toBe("adp");
-    const summary = summarize(file);
-    expect(summary.inScope).toEqual(IN_SCOPE);
-    expect(summary.terminated).toEqual(TERMINATED);
-    expect(summary.outOfScope).toEqual(OUT_OF_SCOPE);
-    expect(summary.problems).toEqual(PROBLEMS);
+    expectSorted(file, WORKERS);
   });
 });

@@ -1,12 +1,19 @@
 import { describe, expect, it } from "vitest";
-import { readFixture, summarize } from "./vendor-fixture.js";
+import { expectSorted, readAs, readFixture } from "./vendor-fixture.js";
 
 // test/fixtures/hris/finch/: the employment answer (`POST /employer/employment`), the same with
 // LinkedIn in a custom field named otherwise, and the directory (`GET /employer/directory`).
-const IN_SCOPE = ["Elena Rossi", "Marcus Reed", "Sofia Alvarez", "Daniel Cho"];
-const TERMINATED = ["Hannah Weiss", "Victor Lindgren", "Aisha Bello"];
-const OUT_OF_SCOPE = ["Tom Becker", "Zoe Tran"];
-const PROBLEMS = ["missing-url: Chris Ng", "invalid-url: Lucia Moreno"];
+const EMPLOYMENT = {
+  // Sofia is on leave; Daniel has neither employment_status nor subtype, only type "employee".
+  inScope: ["Elena Rossi", "Marcus Reed", "Sofia Alvarez", "Daniel Cho"],
+  // Hannah by employment_status terminated; Victor has no employment_status and is_active false;
+  // Aisha has neither, and her end_date has passed.
+  terminated: ["Hannah Weiss", "Victor Lindgren", "Aisha Bello"],
+  // Tom is an individual_contractor, Zoe an intern.
+  outOfScope: ["Tom Becker", "Zoe Tran"],
+  // Chris has no LinkedIn custom field; Lucia's holds a company page.
+  problems: ["missing-url: Chris Ng", "invalid-url: Lucia Moreno"],
+};
 
 // `responses.*.body` is no wrapper that mapping auto looks into: roster.records says where the
 // records are, or naming the preset uses its `records`.
@@ -14,33 +21,15 @@ const RECORDS = { records: "responses.*.body" };
 
 describe("Finch employment (POST /employer/employment)", () => {
   it("is recognised by mapping auto once roster.records points at responses.*.body", async () => {
-    const file = await readFixture("finch", "employment.json", RECORDS);
-    expect(file.mapping.preset).toBe("finch");
+    expect((await readFixture("finch", "employment.json", RECORDS)).mapping.preset).toBe("finch");
   });
 
   it("sorts people in scope, terminated, out of scope and broken LinkedIn values", async () => {
-    const summary = summarize(await readFixture("finch", "employment.json", RECORDS));
-    // Sofia is on leave; Daniel has neither employment_status nor subtype, only type "employee".
-    expect(summary.inScope).toEqual(IN_SCOPE);
-    // Hannah by employment_status terminated; Victor has no employment_status and is_active false;
-    // Aisha has neither, and her end_date has passed.
-    expect(summary.terminated).toEqual(TERMINATED);
-    // Tom is an individual_contractor, Zoe an intern.
-    expect(summary.outOfScope).toEqual(OUT_OF_SCOPE);
-    // Chris has no LinkedIn custom field; Lucia's holds a company page.
-    expect(summary.problems).toEqual(PROBLEMS);
-    const everyone = [...summary.inScope, ...summary.terminated, ...summary.outOfScope, ...summary.problems];
-    expect(everyone.join("\n")).not.toContain("(no name)");
+    expectSorted(await readFixture("finch", "employment.json", RECORDS), EMPLOYMENT);
   });
 
   it("finds the records itself when the preset is named", async () => {
-    const file = await readFixture("finch", "employment.json", { mapping: "finch" });
-    expect(file.mapping.preset).toBe("finch");
-    const summary = summarize(file);
-    expect(summary.inScope).toEqual(IN_SCOPE);
-    expect(summary.terminated).toEqual(TERMINATED);
-    expect(summary.outOfScope).toEqual(OUT_OF_SCOPE);
-    expect(summary.problems).toEqual(PROBLEMS);
+    expectSorted(await readAs("finch", "employment.json", { mapping: "finch" }), EMPLOYMENT);
   });
 
   it("is refused with neither roster.records nor the preset named: its records are not found", async () => {
@@ -67,15 +56,10 @@ describe("Finch with LinkedIn in a custom field of the employer's own name", () 
   });
 
   it("reads it once the mapping names the field", async () => {
-    const file = await readFixture("finch", "employment-social-profile.json", {
+    const file = await readAs("finch", "employment-social-profile.json", {
       mapping: { preset: "finch", profileUrl: ["custom_fields[name=Social Profile].value"] },
     });
-    expect(file.mapping.preset).toBe("finch");
-    const summary = summarize(file);
-    expect(summary.inScope).toEqual(IN_SCOPE);
-    expect(summary.terminated).toEqual(TERMINATED);
-    expect(summary.outOfScope).toEqual(OUT_OF_SCOPE);
-    expect(summary.problems).toEqual(PROBLEMS);
+    expectSorted(file, EMPLOYMENT);
   });
 });
 

@@ -1,32 +1,27 @@
 import { describe, expect, it } from "vitest";
-import { readFixture, summarize } from "./vendor-fixture.js";
+import { expectSorted, readAs, readFixture } from "./vendor-fixture.js";
 
 // test/fixtures/hris/gusto/: `GET /v1/companies/{company_id}/employees` with
 // `include=custom_fields,current_home_address,portal_invitations`, a top-level array of employees;
 // and the same employees with LinkedIn in a custom field named otherwise.
-const IN_SCOPE = ["Maya Chen", "Jonas Berg", "Fatima Zahra", "Leo Martins"];
-const TERMINATED = ["Grace Kim", "Omar Haddad"];
-const OUT_OF_SCOPE = ["Nina Petrova", "Ben Adler"];
-const PROBLEMS = ["missing-url: Ivy Brooks", "invalid-url: Raj Patel"];
+const EMPLOYEES = {
+  // Jonas is part_time_twenty_plus_hours; Leo has a termination scheduled for 2027 (not yet terminated).
+  inScope: ["Maya Chen", "Jonas Berg", "Fatima Zahra", "Leo Martins"],
+  // Both have `terminated: true`, Gusto's flag.
+  terminated: ["Grace Kim", "Omar Haddad"],
+  // Nina is a seasonal employee; Ben is still self-onboarding (invited).
+  outOfScope: ["Nina Petrova", "Ben Adler"],
+  // Ivy's LinkedIn custom field is empty; Raj's holds "not a url".
+  problems: ["missing-url: Ivy Brooks", "invalid-url: Raj Patel"],
+};
 
 describe("Gusto employees (GET /v1/companies/{company_id}/employees)", () => {
   it("is recognised by mapping auto", async () => {
-    const file = await readFixture("gusto", "employees.json");
-    expect(file.mapping.preset).toBe("gusto");
+    expect((await readFixture("gusto", "employees.json")).mapping.preset).toBe("gusto");
   });
 
   it("sorts people in scope, terminated, out of scope and broken LinkedIn values", async () => {
-    const summary = summarize(await readFixture("gusto", "employees.json"));
-    // Jonas is part_time_twenty_plus_hours; Leo has a termination scheduled for 2027 (not yet terminated).
-    expect(summary.inScope).toEqual(IN_SCOPE);
-    // Both have `terminated: true`, Gusto's flag.
-    expect(summary.terminated).toEqual(TERMINATED);
-    // Nina is a seasonal employee; Ben is still self-onboarding (invited).
-    expect(summary.outOfScope).toEqual(OUT_OF_SCOPE);
-    // Ivy's LinkedIn custom field is empty; Raj's holds "not a url".
-    expect(summary.problems).toEqual(PROBLEMS);
-    const everyone = [...summary.inScope, ...summary.terminated, ...summary.outOfScope, ...summary.problems];
-    expect(everyone.join("\n")).not.toContain("(no name)");
+    expectSorted(await readFixture("gusto", "employees.json"), EMPLOYEES);
   });
 
   it("reads the work email and the primary job's title", async () => {
@@ -47,14 +42,9 @@ describe("Gusto with LinkedIn in a custom field of the company's own name", () =
   });
 
   it("reads it once the mapping names the field", async () => {
-    const file = await readFixture("gusto", "employees-social-profile.json", {
+    const file = await readAs("gusto", "employees-social-profile.json", {
       mapping: { preset: "gusto", profileUrl: ["custom_fields[name=social_profile].value"] },
     });
-    expect(file.mapping.preset).toBe("gusto");
-    const summary = summarize(file);
-    expect(summary.inScope).toEqual(IN_SCOPE);
-    expect(summary.terminated).toEqual(TERMINATED);
-    expect(summary.outOfScope).toEqual(OUT_OF_SCOPE);
-    expect(summary.problems).toEqual(PROBLEMS);
+    expectSorted(file, EMPLOYEES);
   });
 });
