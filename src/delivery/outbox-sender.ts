@@ -3,7 +3,14 @@ import { classifySlackError, type SlackFailure } from "../slack/classify-slack-e
 import type { PostedMessage, SlackPoster } from "../slack/slack-poster.js";
 import { sleepUnlessAborted } from "../timers.js";
 import type { ChannelPacer } from "./channel-pacer.js";
-import type { Outbox, OutboxDraft, OutboxEntry, ThreadIndex, WaitingMessage } from "./outbox.js";
+import {
+  type Outbox,
+  type OutboxDraft,
+  type OutboxEntry,
+  postedRecordPut,
+  type ThreadIndex,
+  type WaitingMessage,
+} from "./outbox.js";
 
 export interface RetryPolicy {
   /** First backoff after a retryable failure; doubles each time. */
@@ -344,12 +351,16 @@ export class OutboxSender<P = unknown> {
     const threadKey = entry.threadKey ?? "";
     const ref = { channel: posted.channel, ts: posted.ts };
     const root = newRoot ? threads.rootPut(entry.channel, threadKey, ref) : undefined;
+    const puts = [
+      ...(root ? [root] : []),
+      ...(entry.postedRecord === undefined ? [] : [postedRecordPut(posted, entry.postedRecord, this.now())]),
+    ];
     // Only a post that needs no pacing wait: a mark-posting must not sit in the store through a wait.
     const goesNow = next !== undefined && !this.stopping && this.options.pacer.delayFor(channel) === 0;
     const premarked = goesNow
-      ? { before: next, marked: await outbox.markSentThenPosting(entry, root, next, this.now()) }
+      ? { before: next, marked: await outbox.markSentThenPosting(entry, puts, next, this.now()) }
       : undefined;
-    if (!premarked) await outbox.markSent(entry, root);
+    if (!premarked) await outbox.markSent(entry, puts);
     if (root) threads.noteRoot(entry.channel, threadKey, ref);
     report.maxMarkSentMs = Math.max(report.maxMarkSentMs, performance.now() - confirmedAt);
     report.sent += 1;
