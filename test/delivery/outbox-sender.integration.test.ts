@@ -211,6 +211,31 @@ describe("OutboxSender with a fake Slack", () => {
     ]);
   });
 
+  it("postsSettled, called while Slack takes a post, resolves once that message's record is written", async () => {
+    let seen: Promise<unknown> | undefined;
+    let parts: ReturnType<typeof buildSender> | undefined;
+    // Called as Slack receives the post, before it answers: where a very quick press would land.
+    const hooked = await startFakeSlack({
+      onMessage: (message) => {
+        seen ??= parts?.sender
+          .postsSettled()
+          .then(() => store.namespace(POSTED_NAMESPACE).get(postedKey(message.channel, message.ts)));
+      },
+    });
+    try {
+      parts = buildSender(store, hooked);
+      const [draft] = singleAlertDrafts("hr-alerts", 1);
+      if (!draft) throw new Error("no draft");
+      await parts.outbox.enqueue([{ ...draft, postedRecord: { v: 1, people: ["p"] } }], Date.now());
+      expect(await parts.sender.flush()).toMatchObject({ sent: 1 });
+      expect(await seen).toEqual({ v: 1, people: ["p"] });
+      // Nothing in flight: it resolves at once.
+      await parts.sender.postsSettled();
+    } finally {
+      await hooked.close();
+    }
+  });
+
   describe("posting back to back (a burst)", () => {
     it("writes one commit between two posts: each mark-sent marks the next entry posting", async () => {
       const { outbox, sender } = buildSender(store, slack, { pacer: fakeClockPacer(3) });
