@@ -12,7 +12,7 @@ import {
   truncate,
 } from "../slack/slack-text.js";
 import { type Alert, effectiveScore } from "./alert.js";
-import { dashboardLink, isNetworkProfileUrl, profileLink } from "./alert-links.js";
+import { dashboardLink, networkProfileHref, profileLink } from "./alert-links.js";
 import { changeInWords, riskMarker } from "./change-words.js";
 import { type FormatOptions, scoreInWords } from "./format-alert.js";
 import { lensLabel } from "./lens.js";
@@ -33,7 +33,7 @@ function digestLine(alert: Alert, options: FormatOptions): string {
   const where = [person.title, person.department, person.location]
     .map((part) => (part === undefined ? "" : singleLine(part)))
     .filter((part) => part.length > 0);
-  const name = isNetworkProfileUrl(person.profileUrl)
+  const name = networkProfileHref(person.profileUrl)
     ? profileLink(person.profileUrl, person.name)
     : dashboardLink(person.dashboardUrl, person.name, options.dashboardOrigins);
   const score = scoreInWords(alert);
