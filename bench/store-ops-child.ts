@@ -91,7 +91,7 @@ childMain(async (input: StoreOpsInput): Promise<Omit<StoreOpsRun, "engine" | "po
       await threads.get(posting.channel, posting.threadKey ?? "");
       // As the sender settles a post that starts a thread: mark-sent and the root in one commit.
       const ref = { channel: "C0HRALERTS", ts: "1700000000.000100" };
-      await outbox.markSent(posting, threads.rootPut(posting.channel, posting.threadKey ?? "", ref));
+      await outbox.markSent(posting, [threads.rootPut(posting.channel, posting.threadKey ?? "", ref)]);
       threads.noteRoot(posting.channel, posting.threadKey ?? "", ref);
     }
     const postedBookkeeping = per(endSpan(span, sockets, target), half);

@@ -2,19 +2,32 @@ import { escapeMrkdwn, isLinkableUrl, mrkdwnLink, singleLine } from "../slack/sl
 
 /**
  * Which links an alert may carry. Everything about a person comes from the service and the
- * network, so a URL is untrusted: a profile link goes only to an `https://` page on the network's
- * own host (DESIGN.md: LinkedIn), a dashboard link only to an origin of the service (the API's,
- * or `alerts.dashboardUrl`'s). Anything else is shown as plain text.
+ * network, so a URL is untrusted: a profile link goes only to an `https://` profile page on the
+ * network's own host (DESIGN.md: LinkedIn), a dashboard link only to an origin of the service (the
+ * API's, or `alerts.dashboardUrl`'s). Anything else is shown as plain text.
  */
 
-/** An `https://` URL on linkedin.com or one of its subdomains, default port, no user part. */
-export function isNetworkProfileUrl(url: string | undefined): url is string {
-  if (!url || !isLinkableUrl(url)) return false;
+/** linkedin.com, www.linkedin.com or a country's (de.linkedin.com), as the WHATWG parser gives a host (lower case). */
+const PROFILE_HOST = /^(?:www\.|[a-z]{2}\.)?linkedin\.com$/;
+/** A public profile page: `/in/<slug>`, optionally with a trailing slash (percent-escapes as the parser leaves them). */
+const PROFILE_PATH = /^\/in\/(?!\.+\/?$)[A-Za-z0-9%_.~-]+\/?$/;
+
+/**
+ * The link of a network profile, or undefined: the WHATWG parser's `href` of an `https://` URL on
+ * linkedin.com (www or a country's subdomain), default port, no user part, whose path is
+ * `/in/<slug>`. The parsed form is what gets linked, never the text as given: a text that parsers
+ * read differently (`https://www.linkedin.com\@evil.example/in/x`) ends up with a path that is not
+ * a profile's and is not linked, and neither is any other LinkedIn page (its redirector included).
+ */
+export function networkProfileHref(url: string | undefined): string | undefined {
+  if (!url || !isLinkableUrl(url)) return undefined;
   const parsed = new URL(url);
-  const host = parsed.hostname.toLowerCase();
-  return (
-    parsed.protocol === "https:" && parsed.port === "" && (host === "linkedin.com" || host.endsWith(".linkedin.com"))
-  );
+  const profile =
+    parsed.protocol === "https:" &&
+    parsed.port === "" &&
+    PROFILE_HOST.test(parsed.hostname) &&
+    PROFILE_PATH.test(parsed.pathname);
+  return profile ? parsed.href : undefined;
 }
 
 /** A URL whose origin is one of `origins` (an empty list allows none). */
@@ -33,9 +46,10 @@ export function originOf(url: string | undefined): string | undefined {
   }
 }
 
-/** The label linked to the profile when the URL is the network's, else the label as text. */
+/** The label linked to the profile when the URL is a profile page of the network's (`networkProfileHref`), else the label as text. */
 export function profileLink(url: string | undefined, label: string): string {
-  return isNetworkProfileUrl(url) ? mrkdwnLink(url, label) : escapeMrkdwn(singleLine(label));
+  const href = networkProfileHref(url);
+  return href ? mrkdwnLink(href, label) : escapeMrkdwn(singleLine(label));
 }
 
 /**

@@ -14,7 +14,7 @@ import {
   truncate,
 } from "../slack/slack-text.js";
 import { type Alert, DEPARTURE } from "./alert.js";
-import { dashboardLink, isNetworkProfileUrl, isServiceUrl, profileLink } from "./alert-links.js";
+import { dashboardLink, isServiceUrl, networkProfileHref, profileLink } from "./alert-links.js";
 import {
   changeInWords,
   type NextSteps,
@@ -173,7 +173,7 @@ function actionsBlock(alert: Alert, options: FormatOptions): Block {
       ? dashboardUrl !== undefined && isLinkableUrl(dashboardUrl)
       : isServiceUrl(dashboardUrl, options.dashboardOrigins);
   return alertActionsBlock(actionTargetOf(alert), {
-    profileUrl: isNetworkProfileUrl(profileUrl) ? profileUrl : undefined,
+    profileUrl: networkProfileHref(profileUrl),
     dashboardUrl: dashboardOk ? dashboardUrl : undefined,
   });
 }

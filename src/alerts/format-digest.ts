@@ -12,7 +12,7 @@ import {
   truncate,
 } from "../slack/slack-text.js";
 import { type Alert, effectiveScore } from "./alert.js";
-import { dashboardLink, isNetworkProfileUrl, profileLink } from "./alert-links.js";
+import { dashboardLink, networkProfileHref, profileLink } from "./alert-links.js";
 import { changeInWords, riskMarker } from "./change-words.js";
 import { type FormatOptions, scoreInWords } from "./format-alert.js";
 import { lensLabel } from "./lens.js";
@@ -33,7 +33,7 @@ function digestLine(alert: Alert, options: FormatOptions): string {
   const where = [person.title, person.department, person.location]
     .map((part) => (part === undefined ? "" : singleLine(part)))
     .filter((part) => part.length > 0);
-  const name = isNetworkProfileUrl(person.profileUrl)
+  const name = networkProfileHref(person.profileUrl)
     ? profileLink(person.profileUrl, person.name)
     : dashboardLink(person.dashboardUrl, person.name, options.dashboardOrigins);
   const score = scoreInWords(alert);
@@ -46,19 +46,32 @@ function digestLine(alert: Alert, options: FormatOptions): string {
   return truncate(parts.join(" — "), MAX_LINE);
 }
 
-function packSections(lines: readonly string[]): string[] {
-  const sections: string[] = [];
+/** A section of a digest and the alerts its lines are about. */
+interface DigestSection {
+  readonly block: Block;
+  readonly alerts: readonly Alert[];
+}
+
+function packSections(lines: ReadonlyArray<{ readonly line: string; readonly alert: Alert }>): DigestSection[] {
+  const sections: DigestSection[] = [];
   let current = "";
-  for (const line of lines) {
+  let carried: Alert[] = [];
+  const close = () => {
+    if (current)
+      sections.push({ block: { type: "section", text: { type: "mrkdwn", text: current } }, alerts: carried });
+  };
+  for (const { line, alert } of lines) {
     const next = current ? `${current}\n${line}` : line;
     if (next.length > MAX_TEXT && current) {
-      sections.push(current);
+      close();
       current = line;
+      carried = [alert];
     } else {
       current = next;
+      carried.push(alert);
     }
   }
-  if (current) sections.push(current);
+  close();
   return sections;
 }
 
@@ -70,40 +83,56 @@ function countByLevel(alerts: readonly Alert[]): string {
     .join(", ");
 }
 
+/** One digest message and the alerts it carries (its buttons act on their people only). */
+export interface DigestPart {
+  readonly message: SlackMessage;
+  readonly alerts: readonly Alert[];
+}
+
 /**
  * A burst of alerts for one channel as digest messages, riskiest first: one message listing them
  * all, split over several only when the 50-block limit forces it.
  */
 export function formatDigest(alerts: readonly Alert[], options: FormatOptions = {}): SlackMessage[] {
+  return digestParts(alerts, options).map((part) => part.message);
+}
+
+/** `formatDigest`, each message with the alerts it carries. */
+export function digestParts(alerts: readonly Alert[], options: FormatOptions = {}): DigestPart[] {
   const ordered = [...alerts].sort((a, b) => effectiveScore(b) - effectiveScore(a));
   // With buttons, one section per person carries that person's menu; without, lines are packed.
-  const sections: Block[] = options.actions
+  const sections: DigestSection[] = options.actions
     ? ordered.map((alert) => ({
-        type: "section",
-        text: { type: "mrkdwn", text: digestLine(alert, options) },
-        accessory: digestMenu(actionTargetOf(alert)),
+        block: {
+          type: "section",
+          text: { type: "mrkdwn", text: digestLine(alert, options) },
+          accessory: digestMenu(actionTargetOf(alert)),
+        },
+        alerts: [alert],
       }))
-    : packSections(ordered.map((alert) => digestLine(alert, options))).map(
-        (text): Block => ({ type: "section", text: { type: "mrkdwn", text } }),
-      );
+    : packSections(ordered.map((alert) => ({ line: digestLine(alert, options), alert })));
   const perMessage = MAX_BLOCKS - FRAME_BLOCKS;
   const parts = Math.max(1, Math.ceil(sections.length / perMessage));
   const summary = `${alerts.length} risk alerts (${countByLevel(alerts)})`;
-  const messages: SlackMessage[] = [];
+  const messages: DigestPart[] = [];
   for (let part = 0; part < parts; part += 1) {
     const suffix = parts > 1 ? ` (part ${part + 1} of ${parts})` : "";
+    const carried = sections.slice(part * perMessage, (part + 1) * perMessage);
     const blocks: Block[] = [
       {
         type: "header",
         text: { type: "plain_text", text: truncate(`:bell: ${summary}${suffix}`, MAX_HEADER), emoji: true },
       },
-      ...sections.slice(part * perMessage, (part + 1) * perMessage),
+      ...carried.map((section) => section.block),
       {
         type: "context",
         elements: [{ type: "mrkdwn", text: "Digest: more alerts than the per-pass threshold arrived at once." }],
       },
     ];
-    messages.push({ text: truncate(`${summary}${suffix}`, MAX_FALLBACK), blocks });
+    messages.push({
+      message: { text: truncate(`${summary}${suffix}`, MAX_FALLBACK), blocks },
+      alerts: carried.flatMap((section) => section.alerts),
+    });
   }
   return messages;
 }

@@ -2,9 +2,10 @@ import { createHash } from "node:crypto";
 import type { RiskLevel } from "../api/spec-records.js";
 import type { OutboxDraft } from "../delivery/outbox.js";
 import type { Coalesce } from "../delivery/outbox-sender.js";
+import { postedPeopleOf } from "../interactive/posted-people.js";
 import { type Alert, effectiveScore, personKey, RISK_LEVEL_FLOOR } from "./alert.js";
 import { type FormatOptions, formatAlert } from "./format-alert.js";
-import { formatDigest, shouldDigest } from "./format-digest.js";
+import { digestParts, shouldDigest } from "./format-digest.js";
 import { type RoutingConfig, routerFor } from "./route-alert.js";
 
 /** alerts.managerDm: DM the manager (HRIS email) of a person on the own roster, from a risk level up. */
@@ -47,13 +48,19 @@ function digestId(channel: string, alerts: readonly Alert[], part: number): stri
   return `d|${channel}|${hash}|${part}`;
 }
 
+/** With buttons, the record of who they act on, kept once the message is posted (`OutboxDraft.postedRecord`). */
+function buttonsRecord(carried: readonly Alert[], format: FormatOptions): Pick<AlertDraft, "postedRecord"> {
+  return format.actions ? { postedRecord: postedPeopleOf(carried) } : {};
+}
+
 function digestDrafts(channel: string, alerts: readonly Alert[], format: FormatOptions): AlertDraft[] {
-  return formatDigest(alerts, format).map((message, part) => ({
+  return digestParts(alerts, format).map(({ message, alerts: carried }, part) => ({
     id: digestId(channel, alerts, part),
     channel,
     kind: "digest",
     message,
     alertKeys: alerts.map((a) => a.key),
+    ...buttonsRecord(carried, format),
   }));
 }
 
@@ -81,6 +88,7 @@ export function channelDrafts(
       alertKeys: [alert.key],
       threadKey: personKey(alert),
       alert,
+      ...buttonsRecord([alert], format),
     })),
   };
 }
@@ -142,6 +150,7 @@ export function planDeliveries(input: PlanDeliveriesInput): DeliveryPlan {
         managerEmail: email,
         message: formatAlert(alert, format),
         alertKeys: [alert.key],
+        ...buttonsRecord([alert], format),
       });
     }
   }

@@ -178,6 +178,7 @@ export async function startConfiguredDaemon(
               health.statusNote("slack-socket", `slack socket mode: ${state}`);
             },
             beforeApply: seams.beforeApplyPress,
+            postsSettled: () => delivery?.sender?.postsSettled() ?? Promise.resolve(),
             leading: () => fence.epoch !== undefined || !replicas,
           })
         : undefined;

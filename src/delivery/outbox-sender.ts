@@ -3,7 +3,14 @@ import { classifySlackError, type SlackFailure } from "../slack/classify-slack-e
 import type { PostedMessage, SlackPoster } from "../slack/slack-poster.js";
 import { sleepUnlessAborted } from "../timers.js";
 import type { ChannelPacer } from "./channel-pacer.js";
-import type { Outbox, OutboxDraft, OutboxEntry, ThreadIndex, WaitingMessage } from "./outbox.js";
+import {
+  type Outbox,
+  type OutboxDraft,
+  type OutboxEntry,
+  postedRecordPut,
+  type ThreadIndex,
+  type WaitingMessage,
+} from "./outbox.js";
 
 export interface RetryPolicy {
   /** First backoff after a retryable failure; doubles each time. */
@@ -96,6 +103,8 @@ export class OutboxSender<P = unknown> {
   private readonly loggedProblems = new Set<string>();
   private readonly dmChannels = new Map<string, string>();
   private running: Promise<FlushReport> | undefined;
+  /** Posts between their call to Slack and their mark-sent commit (`postsSettled`). */
+  private readonly inFlight = new Set<Promise<unknown>>();
   private rerun: Promise<FlushReport> | undefined;
   /** Totals since start, for metrics. */
   readonly totals = { sent: 0, permanentFailures: 0, retryableFailures: 0, rateLimited: 0, possibleDuplicates: 0 };
@@ -233,16 +242,15 @@ export class OutboxSender<P = unknown> {
       if (!(await this.options.pacer.take(channel, this.options.signal))) return stop();
       entry = marked ?? (await this.options.outbox.markPosting(entry, this.now()));
       marked = undefined;
-      let outcome: { ok: true; confirmed: Confirmed } | { ok: false; failure: SlackFailure };
+      const attempted = this.postThenSettle(channel, entry, report, next);
+      this.inFlight.add(attempted);
+      let outcome: Awaited<typeof attempted>;
       try {
-        outcome = { ok: true, confirmed: await this.post(entry) };
-      } catch (error) {
-        outcome = { ok: false, failure: classifySlackError(error) };
+        outcome = await attempted;
+      } finally {
+        this.inFlight.delete(attempted);
       }
-      // Outside the try: a failure after Slack confirmed must never cause a second post in this run.
-      if (outcome.ok) {
-        return { outcome: "sent", premarked: await this.settle(channel, entry, outcome.confirmed, report, next) };
-      }
+      if (outcome.ok) return { outcome: "sent", premarked: outcome.premarked };
       const { failure } = outcome;
       entry = await this.options.outbox.markFailed(entry, failure.code);
       if (failure.kind === "permanent") {
@@ -274,6 +282,31 @@ export class OutboxSender<P = unknown> {
       await this.sleep(backoff * (0.8 + Math.random() * 0.4), this.options.signal);
       if (this.stopping) return { outcome: "stop-channel" };
     }
+  }
+
+  /** One post and, once Slack confirms it, its mark-sent; a failed post is returned with its failure classified. */
+  private async postThenSettle(
+    channel: string,
+    entry: OutboxEntry<P>,
+    report: FlushReport,
+    next: OutboxEntry<P> | undefined,
+  ): Promise<{ ok: true; premarked: Premarked<P> | undefined } | { ok: false; failure: SlackFailure }> {
+    let confirmed: Confirmed;
+    try {
+      confirmed = await this.post(entry);
+    } catch (error) {
+      return { ok: false, failure: classifySlackError(error) };
+    }
+    // Outside the try: a failure after Slack confirmed must never cause a second post in this run.
+    return { ok: true, premarked: await this.settle(channel, entry, confirmed, report, next) };
+  }
+
+  /**
+   * Resolves once every post already handed to Slack has its mark-sent written (with the record of
+   * its buttons), or has failed: a press arriving while its message is in that window waits for it.
+   */
+  async postsSettled(): Promise<void> {
+    await Promise.allSettled([...this.inFlight]);
   }
 
   private async onPermanent(
@@ -344,12 +377,16 @@ export class OutboxSender<P = unknown> {
     const threadKey = entry.threadKey ?? "";
     const ref = { channel: posted.channel, ts: posted.ts };
     const root = newRoot ? threads.rootPut(entry.channel, threadKey, ref) : undefined;
+    const puts = [
+      ...(root ? [root] : []),
+      ...(entry.postedRecord === undefined ? [] : [postedRecordPut(posted, entry.postedRecord, this.now())]),
+    ];
     // Only a post that needs no pacing wait: a mark-posting must not sit in the store through a wait.
     const goesNow = next !== undefined && !this.stopping && this.options.pacer.delayFor(channel) === 0;
     const premarked = goesNow
-      ? { before: next, marked: await outbox.markSentThenPosting(entry, root, next, this.now()) }
+      ? { before: next, marked: await outbox.markSentThenPosting(entry, puts, next, this.now()) }
       : undefined;
-    if (!premarked) await outbox.markSent(entry, root);
+    if (!premarked) await outbox.markSent(entry, puts);
     if (root) threads.noteRoot(entry.channel, threadKey, ref);
     report.maxMarkSentMs = Math.max(report.maxMarkSentMs, performance.now() - confirmedAt);
     report.sent += 1;

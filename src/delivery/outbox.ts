@@ -1,4 +1,6 @@
+import { POSTED_NAMESPACE, POSTED_RETENTION_MS, postedKey } from "../slack/posted-messages.js";
 import type { SlackMessage } from "../slack/slack-message.js";
+import type { PostedMessage } from "../slack/slack-poster.js";
 import type { DurableQueue, NamespacePut, StateStore, StoreScope } from "../store/state-store.js";
 
 /** The outbox's queue (the name of the namespace it had before it was a queue). */
@@ -25,6 +27,12 @@ export interface OutboxDraft<P = unknown> {
   readonly alert?: P | undefined;
   /** Ids of the waiting entries this message replaces (a digest made of a backlog). */
   readonly replaces?: readonly string[] | undefined;
+  /**
+   * What the store keeps of this message once posted (namespace `slack.posted`, under the channel
+   * id and ts Slack gives it, in the commit of its mark-sent): the people its buttons act on. JSON;
+   * delivery never looks inside. Absent for a message without buttons.
+   */
+  readonly postedRecord?: unknown;
 }
 
 /**
@@ -190,28 +198,29 @@ export class Outbox<P = unknown> {
   }
 
   /**
-   * The one write between Slack's answer and safety: it must stay a single small commit. `root`
-   * (a new thread root, `ThreadIndex.rootPut`) is stored in the same write.
+   * The one write between Slack's answer and safety: it must stay a single small commit. `puts`
+   * (a new thread root, `ThreadIndex.rootPut`; the message's record, `postedRecordPut`) are stored
+   * in the same write.
    */
-  markSent(entry: WaitingMessage, root?: NamespacePut): Promise<void> {
-    return this.queue().settle({ ack: { id: entry.id, expiresAtMs: this.now() + this.sentRetentionMs }, put: root });
+  markSent(entry: WaitingMessage, puts: readonly NamespacePut[] = []): Promise<void> {
+    return this.queue().settle({ ack: { id: entry.id, expiresAtMs: this.now() + this.sentRetentionMs }, puts });
   }
 
   /**
-   * `sent`'s mark-sent (with `also`) and `next`'s mark-posting as one commit: a channel posting back
+   * `sent`'s mark-sent (with `puts`) and `next`'s mark-posting as one commit: a channel posting back
    * to back writes once between two posts. `next` must be posted right after; if it is not, its
    * mark must be put back (`restoreHead`), or the next start announces a post that never was.
    */
   async markSentThenPosting(
     sent: WaitingMessage,
-    root: NamespacePut | undefined,
+    puts: readonly NamespacePut[],
     next: OutboxEntry<P>,
     nowMs: number,
   ): Promise<OutboxEntry<P>> {
     const marked: OutboxEntry<P> = { ...next, postingSince: nowMs, attempts: next.attempts + 1 };
     await this.queue().settle({
       ack: { id: sent.id, expiresAtMs: this.now() + this.sentRetentionMs },
-      put: root,
+      puts,
       nextHead: { id: next.id, head: headOfMessage(marked) },
     });
     return marked;
@@ -329,4 +338,14 @@ export class ThreadIndex {
       this.complete = false;
     }
   }
+}
+
+/** A posted message's record (`OutboxDraft.postedRecord`) as a write for its mark-sent. */
+export function postedRecordPut(posted: PostedMessage, record: unknown, nowMs: number): NamespacePut {
+  return {
+    namespace: POSTED_NAMESPACE,
+    key: postedKey(posted.channel, posted.ts),
+    value: record,
+    expiresAtMs: nowMs + POSTED_RETENTION_MS,
+  };
 }

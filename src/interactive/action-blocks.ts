@@ -118,8 +118,12 @@ export function digestMenu(target: ActionTarget): InteractiveElement {
   return { type: "overflow", action_id: ACTION_IDS.digestMenu, options };
 }
 
-/** The ephemeral answer to Stop tracking chosen in a digest: the real button, with its confirmation. */
-export function untrackConfirmBlocks(target: ActionTarget): Block[] {
+/**
+ * The ephemeral answer to Stop tracking chosen in a digest: the real button, with its confirmation.
+ * Its value names the digest (`digestTs`): the ephemeral message is not a post of the daemon's, so
+ * its press is checked against the digest's record.
+ */
+export function untrackConfirmBlocks(target: ActionTarget, digestTs: string): Block[] {
   const who = target.name ?? `employee ${target.employeeId ?? "?"}`;
   return [
     { type: "section", text: { type: "mrkdwn", text: truncate(`Stop tracking ${who}? The seat is released.`, 3000) } },
@@ -131,7 +135,7 @@ export function untrackConfirmBlocks(target: ActionTarget): Block[] {
           type: "button",
           action_id: ACTION_IDS.untrack,
           text: plain("Stop tracking"),
-          value: encodeButtonValue(target),
+          value: encodeButtonValue(target, digestTs),
           style: "danger",
           confirm: stopTrackingConfirm(target.name),
         },

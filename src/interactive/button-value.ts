@@ -43,7 +43,15 @@ export function personRef(threadKey: string): string {
     : hashed(threadKey, 24);
 }
 
-const compactChangeKey = (key: string): string => (key.length <= 40 && !key.includes("|") ? key : hashed(key, 16));
+/** A change key as a menu option carries it (hashed when long or holding `|`). */
+export const compactChangeKey = (key: string): string =>
+  key.length <= 40 && !key.includes("|") ? key : hashed(key, 16);
+
+/** A person's name as values and records carry it: its first 80 characters. */
+export const clippedName = (name: string): string => [...name].slice(0, MAX_NAME).join("");
+
+/** Slack's message ts: seconds, a dot, microseconds. */
+const TS = /^\d{1,12}\.\d{1,8}$/;
 
 const jsonValueSchema = z.object({
   v: z.literal(1),
@@ -60,13 +68,18 @@ const jsonValueSchema = z.object({
     .string()
     .max(MAX_NAME * 4)
     .optional(),
+  m: z.string().regex(TS).optional(),
 });
 
 const LENS_CODE = { retention: "r", poaching: "p" } as const;
 const lensOf = (code: "r" | "p") => (code === "r" ? "retention" : "poaching");
 
-/** The value of a button: JSON after a version prefix, never over 2,000 characters (the name, then the URL go first). */
-export function encodeButtonValue(target: ActionTarget): string {
+/**
+ * The value of a button: JSON after a version prefix, never over 2,000 characters (the name, then
+ * the URL go first). `answersTs`: the button of an ephemeral confirmation, which names the
+ * message it answers (a digest in the same channel), the message a press of it is checked against.
+ */
+export function encodeButtonValue(target: ActionTarget, answersTs?: string): string {
   const base = {
     v: 1,
     l: LENS_CODE[target.lens],
@@ -74,8 +87,9 @@ export function encodeButtonValue(target: ActionTarget): string {
     ...(target.employeeId !== undefined ? { e: target.employeeId } : {}),
     p: target.personRef,
     c: compactChangeKey(target.changeKey),
+    ...(answersTs !== undefined ? { m: answersTs } : {}),
   };
-  const name = target.name === undefined ? undefined : [...target.name].slice(0, MAX_NAME).join("");
+  const name = target.name === undefined ? undefined : clippedName(target.name);
   const candidates = [
     { ...base, ...(target.profileUrl ? { u: target.profileUrl } : {}), ...(name ? { n: name } : {}) },
     { ...base, ...(target.profileUrl ? { u: target.profileUrl } : {}) },
@@ -112,7 +126,14 @@ export function encodeOptionValue(verb: OptionVerb, days: number | undefined, ta
 }
 
 export type DecodedValue =
-  | { readonly ok: true; readonly target: ActionTarget; readonly verb?: OptionVerb; readonly days?: number }
+  | {
+      readonly ok: true;
+      readonly target: ActionTarget;
+      readonly verb?: OptionVerb;
+      readonly days?: number;
+      /** The message an ephemeral confirmation answers (`encodeButtonValue`'s `answersTs`). */
+      readonly answersTs?: string;
+    }
   | { readonly ok: false; readonly reason: string };
 
 const compactSchema = z.tuple([
@@ -146,6 +167,7 @@ function decodeJson(text: string): DecodedValue {
       changeKey: v.c,
       ...(v.n !== undefined ? { name: v.n } : {}),
     },
+    ...(v.m !== undefined ? { answersTs: v.m } : {}),
   };
 }
 

@@ -71,8 +71,18 @@ export interface Press {
   readonly responseUrl?: string | undefined;
 }
 
+/**
+ * A press as Slack describes it, before it is checked: `claim` is what the pressed element's value
+ * says about the person, which only the daemon's record of the message can confirm (`resolvePress`).
+ */
+export interface ClaimedPress extends Omit<Press, "target"> {
+  readonly claim: ActionTarget;
+  /** A press in an ephemeral confirmation: the ts of the message (a digest) it answers, in the same channel. */
+  readonly answersTs?: string | undefined;
+}
+
 export type ParsedInteraction =
-  | { readonly ok: true; readonly press: Press }
+  | { readonly ok: true; readonly press: ClaimedPress }
   | { readonly ok: false; readonly reason: string; readonly userId?: string | undefined };
 
 const SNOOZE_DAY_CHOICES = new Set([7, 30, 90]);
@@ -98,7 +108,7 @@ const BUTTON_KINDS: Readonly<Record<string, ActionKind>> = {
 };
 
 type Decision =
-  | { ok: true; kind: ActionKind; days?: number; target: ActionTarget; fromDigest: boolean }
+  | { ok: true; kind: ActionKind; days?: number; target: ActionTarget; fromDigest: boolean; answersTs?: string }
   | { ok: false; reason: string };
 
 function decide(action: z.infer<typeof actionSchema>): Decision {
@@ -109,7 +119,13 @@ function decide(action: z.infer<typeof actionSchema>): Decision {
   if (buttonKind) {
     const decoded = decodeValue(action.value);
     if (!decoded.ok) return { ok: false, reason: decoded.reason };
-    return { ok: true, kind: buttonKind, target: decoded.target, fromDigest: false };
+    return {
+      ok: true,
+      kind: buttonKind,
+      target: decoded.target,
+      fromDigest: false,
+      ...(decoded.answersTs !== undefined ? { answersTs: decoded.answersTs } : {}),
+    };
   }
   if (id === ACTION_IDS.snooze || id === ACTION_IDS.digestMenu) {
     const decoded = decodeValue(action.selected_option?.value);
@@ -129,7 +145,8 @@ function decide(action: z.infer<typeof actionSchema>): Decision {
 
 /**
  * Reads an `interactive` payload: a press of one of our elements, or why it is ignored (another
- * payload type, a URL button, a value we did not make). Never throws.
+ * payload type, a URL button, a value we did not make). The person it names is a claim, checked
+ * later against what was posted. Never throws.
  */
 export function parseInteraction(body: unknown): ParsedInteraction {
   const parsed = payloadSchema.safeParse(body);
@@ -163,7 +180,8 @@ export function parseInteraction(body: unknown): ParsedInteraction {
       id: pressId({ channel, messageTs, actionId: action.action_id, actionTs: action.action_ts, userId }),
       kind: decision.kind,
       ...(decision.days !== undefined ? { days: decision.days } : {}),
-      target: decision.target,
+      claim: decision.target,
+      ...(decision.answersTs !== undefined ? { answersTs: decision.answersTs } : {}),
       userId,
       userName: payload.user.username ?? payload.user.name,
       channel,

@@ -12,6 +12,7 @@ import { type Press, parseInteraction } from "./interaction-payload.js";
 import type { InteractiveSlack } from "./interactive-slack.js";
 import { type AppliedAction, updatedMessage } from "./message-update.js";
 import { PersonMarks } from "./person-marks.js";
+import { PostedMessages } from "./posted-people.js";
 import type { UsergroupCache } from "./usergroup-cache.js";
 
 /** How a press ended, for metrics (`retention_sync_slack_actions_total{kind,outcome}`). */
@@ -29,6 +30,8 @@ export interface InteractiveActionsDeps {
   readonly logger: Logger;
   readonly now?: () => number;
   readonly onOutcome?: ((kind: string, outcome: PressOutcome) => void) | undefined;
+  /** Resolves once every post handed to Slack has its record written (`OutboxSender.postsSettled`); none: nothing to wait for. */
+  readonly postsSettled?: (() => Promise<void>) | undefined;
   /** Test seam: runs after the press is journaled and acked, before anything is applied (the crash window). */
   readonly beforeApply?: ((entry: JournalEntry) => Promise<void> | void) | undefined;
 }
@@ -42,7 +45,8 @@ function pressTime(press: Press, fallbackMs: number): string {
 const DAY_MS = 86_400_000;
 
 /**
- * The button presses: parse → authorize (a refusal is an ephemeral note, journaled) → one
+ * The button presses: parse → resolve against the record of the message (a press naming anyone it
+ * did not carry is acked and ignored) → authorize (a refusal is an ephemeral note, journaled) → one
  * durable journal write → ack → apply (the API, the person's marks, chat.update) → marked applied
  * in the transaction of the state it changes. A duplicate of a journaled press is acked and
  * dropped; a press journaled but not applied (a crash) is applied by `recover` at the next start.
@@ -54,8 +58,12 @@ export class InteractiveActions {
   /** Presses between their first look at the journal and their journal write: a copy arriving then is a duplicate. */
   private readonly receiving = new Set<string>();
 
+  /** What this daemon posted: a press acts only on a person recorded for the message pressed. */
+  private readonly posted: PostedMessages;
+
   constructor(private readonly deps: InteractiveActionsDeps) {
     this.now = deps.now ?? Date.now;
+    this.posted = new PostedMessages(deps.store, deps.postsSettled);
   }
 
   /** One interactive envelope's payload; `ack` answers Slack (called once, as early as it is safe). */
@@ -68,7 +76,18 @@ export class InteractiveActions {
       this.deps.onOutcome?.("none", "ignored");
       return "ignored";
     }
-    const { press } = parsed;
+    const resolved = await this.posted.resolve(parsed.press);
+    if (!resolved.ok) {
+      await ack();
+      const { kind, userId, channel, messageTs } = parsed.press;
+      logger.warn(
+        { action: kind, user: userId, channel, messageTs, reason: resolved.reason },
+        "press ignored: it does not match what this daemon posted in that message",
+      );
+      this.deps.onOutcome?.(kind, "ignored");
+      return "ignored";
+    }
+    const { press } = resolved;
     if (this.receiving.has(press.id)) {
       await ack();
       this.deps.onOutcome?.(press.kind, "duplicate");
@@ -112,7 +131,7 @@ export class InteractiveActions {
       await this.tell(
         press,
         `Stop tracking ${press.target.name ?? "this person"}?`,
-        untrackConfirmBlocks(press.target),
+        untrackConfirmBlocks(press.target, press.messageTs),
       );
       return "ignored";
     }

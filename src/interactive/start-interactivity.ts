@@ -20,6 +20,8 @@ export interface InteractivityWiring {
   readonly onOutcome?: InteractiveActionsDeps["onOutcome"];
   readonly onSocketState?: ((state: SocketState) => void) | undefined;
   readonly beforeApply?: InteractiveActionsDeps["beforeApply"];
+  /** Delivery's posts between Slack's answer and the commit that records them (`OutboxSender.postsSettled`). */
+  readonly postsSettled?: InteractiveActionsDeps["postsSettled"];
   /** HTTP mode: whether this replica leads (only the leader applies presses). */
   readonly leading?: (() => boolean) | undefined;
 }
@@ -50,6 +52,7 @@ export function createInteractivity(wiring: InteractivityWiring): Interactivity 
     logger,
     onOutcome: wiring.onOutcome,
     beforeApply: wiring.beforeApply,
+    postsSettled: wiring.postsSettled,
   });
   const { appToken } = wiring.settings;
   const transport =

@@ -265,8 +265,8 @@ class PgQueue<T, H> implements DurableQueue<T, H> {
   }
 
   settle(step: QueueSettle<H>): Promise<void> {
-    const { put, nextHead } = step;
-    const putExpires = put?.expiresAtMs === undefined ? null : Math.round(put.expiresAtMs);
+    const { nextHead } = step;
+    const puts = step.puts ?? [];
     return this.run(`settle in ${this.name}`, true, async (sql) => {
       // One statement (data-modifying CTEs on different rows): atomic by itself.
       await sql(
@@ -274,7 +274,7 @@ class PgQueue<T, H> implements DurableQueue<T, H> {
            UPDATE rs_queue_items SET value = NULL, expires = $1 WHERE queue = $2 AND id = $3
          ), put AS (
            INSERT INTO rs_kv (namespace, key, value, expires)
-           SELECT $4::text, $5::text, $6::text, $7::bigint WHERE $4::text IS NOT NULL
+           SELECT * FROM unnest($4::text[], $5::text[], $6::text[], $7::bigint[])
            ON CONFLICT (namespace, key) DO UPDATE SET value = excluded.value, expires = excluded.expires
          ), next AS (
            UPDATE rs_queue_items SET head = $8 WHERE queue = $2 AND id = $9::text AND value IS NOT NULL
@@ -284,10 +284,10 @@ class PgQueue<T, H> implements DurableQueue<T, H> {
           Math.round(step.ack.expiresAtMs),
           this.name,
           step.ack.id,
-          put?.namespace ?? null,
-          put?.key ?? null,
-          put ? JSON.stringify(put.value ?? null) : null,
-          putExpires,
+          puts.map((put) => put.namespace),
+          puts.map((put) => put.key),
+          puts.map((put) => JSON.stringify(put.value ?? null)),
+          puts.map((put) => (put.expiresAtMs === undefined ? null : Math.round(put.expiresAtMs))),
           nextHead ? JSON.stringify(nextHead.head) : null,
           nextHead?.id ?? null,
         ],

@@ -40,23 +40,49 @@ const QUEUE_TRIGGERS = [
 
 /**
  * A post's whole bookkeeping as one statement (`DurableQueue.settle`): an insert into this view
- * acks an item (its tombstone, whose trigger deletes it), stores a keyv entry (a thread root) and
- * sets another item's head (the next post's mark-posting). One statement is atomic without a
- * transaction, and is one trip to the database instead of one per write. Created at every open:
- * a database of schema 2 from the release before gets it then, and that release ignores it.
+ * acks an item (its tombstone, whose trigger deletes it), stores keyv entries (a thread root, the
+ * record of what the message's buttons act on) and sets another item's head (the next post's
+ * mark-posting). One statement is atomic without a transaction, and is one trip to the database
+ * instead of one per write. Created at every open: a database of schema 2 from the release before
+ * gets it then, and that release ignores it. `puts` (a JSON array of `[key, value]`) came after
+ * `put_key`/`put_value`: a view without it is replaced at open (`ensureSettleView`), and the release
+ * before, which names its columns, still inserts into the new one.
  */
+const SETTLE_VIEW = "queue_settle";
+const SETTLE_TRIGGER = "queue_settled";
 const QUEUE_SETTLE = [
-  `CREATE VIEW IF NOT EXISTS queue_settle(queue, acked_id, acked_until, put_key, put_value, next_id, next_head) AS
-     SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL WHERE 0`,
-  `CREATE TRIGGER IF NOT EXISTS queue_settled INSTEAD OF INSERT ON queue_settle BEGIN
+  `CREATE VIEW IF NOT EXISTS ${SETTLE_VIEW}(queue, acked_id, acked_until, put_key, put_value, next_id, next_head, puts) AS
+     SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL WHERE 0`,
+  `CREATE TRIGGER IF NOT EXISTS ${SETTLE_TRIGGER} INSTEAD OF INSERT ON ${SETTLE_VIEW} BEGIN
      INSERT INTO key_sets(name, key, expires) VALUES (new.queue || '#acked', new.acked_id, new.acked_until)
        ON CONFLICT(name, key) DO UPDATE SET expires = max(expires, excluded.expires);
      INSERT INTO ${KV_TABLE}(key, value) SELECT new.put_key, new.put_value WHERE new.put_key IS NOT NULL
+       ON CONFLICT(key) DO UPDATE SET value = excluded.value;
+     INSERT INTO ${KV_TABLE}(key, value)
+       SELECT json_extract(j.value, '$[0]'), json_extract(j.value, '$[1]') FROM json_each(new.puts) j WHERE true
        ON CONFLICT(key) DO UPDATE SET value = excluded.value;
      UPDATE queue_items SET head = new.next_head
        WHERE new.next_id IS NOT NULL AND queue = new.queue AND id = new.next_id;
    END`,
 ];
+
+/** The settle view with its `puts` column: one made by the release before (without it) is replaced, in one transaction. */
+async function ensureSettleView(query: Query, inTransaction: boolean): Promise<void> {
+  const [view] = (await query("SELECT sql FROM sqlite_master WHERE type = 'view' AND name = ?", SETTLE_VIEW)) as Array<{
+    sql?: string;
+  }>;
+  if (view?.sql !== undefined && /\bputs\b/.test(view.sql)) return;
+  if (!inTransaction) await query("BEGIN IMMEDIATE");
+  try {
+    await query(`DROP TRIGGER IF EXISTS ${SETTLE_TRIGGER}`);
+    await query(`DROP VIEW IF EXISTS ${SETTLE_VIEW}`);
+    for (const statement of QUEUE_SETTLE) await query(statement);
+    if (!inTransaction) await query("COMMIT");
+  } catch (error) {
+    if (!inTransaction) await query("ROLLBACK").catch(() => undefined);
+    throw error;
+  }
+}
 
 const TABLES = [
   `CREATE TABLE IF NOT EXISTS queue_items (
@@ -234,7 +260,7 @@ export async function ensureSchema(query: Query, location: string, nowMs: number
     );
   }
   if (found === SCHEMA_VERSION) {
-    for (const statement of QUEUE_SETTLE) await query(statement);
+    await ensureSettleView(query, false);
     return { from: found, migrated: undefined };
   }
   await query("BEGIN IMMEDIATE");
@@ -248,7 +274,7 @@ export async function ensureSchema(query: Query, location: string, nowMs: number
     } else {
       splitBodies = await splitQueueBodies(query, nowMs);
     }
-    for (const statement of QUEUE_SETTLE) await query(statement);
+    await ensureSettleView(query, true);
     await query(`PRAGMA user_version = ${SCHEMA_VERSION}`);
     await query("COMMIT");
     return { from: found, migrated, ...(splitBodies === undefined ? {} : { splitBodies }) };

@@ -257,25 +257,27 @@ class SqliteQueue<T, H> implements DurableQueue<T, H> {
 
   settle(step: QueueSettle<H>): Promise<void> {
     return this.run(`settle in ${this.name}`, async () => {
-      const { put, nextHead } = step;
-      // keyv's own serialization and key, so that keyv reads the entry as its own.
-      const putValue = put
-        ? await this.keyv.serializeData({
+      const { nextHead } = step;
+      // keyv's own serialization and key, so that keyv reads each entry as its own.
+      const puts = await Promise.all(
+        (step.puts ?? []).map(async (put) => [
+          KEYV_PREFIX + put.namespace + NS_SEPARATOR + put.key,
+          await this.keyv.serializeData({
             value: put.value,
             expires: put.expiresAtMs === undefined ? undefined : Math.round(put.expiresAtMs),
-          })
-        : null;
+          }),
+        ]),
+      );
       // One statement (the `queue_settle` view's trigger, sqlite-schema.ts): atomic by itself.
       await this.query(
-        `INSERT INTO queue_settle(queue, acked_id, acked_until, put_key, put_value, next_id, next_head)
-         VALUES (?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO queue_settle(queue, acked_id, acked_until, next_id, next_head, puts)
+         VALUES (?, ?, ?, ?, ?, ?)`,
         this.name,
         step.ack.id,
         Math.round(step.ack.expiresAtMs),
-        put ? KEYV_PREFIX + put.namespace + NS_SEPARATOR + put.key : null,
-        putValue,
         nextHead?.id ?? null,
         nextHead ? JSON.stringify(nextHead.head) : null,
+        puts.length > 0 ? JSON.stringify(puts) : null,
       );
     });
   }

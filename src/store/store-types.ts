@@ -64,8 +64,8 @@ export interface DurableQueue<T, H = never> {
   ack(ids: readonly string[], expiresAtMs: number): Promise<void>;
   /**
    * One item done, with what belongs to the same step, as one write (one statement: atomic inside
-   * or outside a transaction): a post's mark-sent with its new thread root and the next post's
-   * mark-posting.
+   * or outside a transaction): a post's mark-sent with its new thread root, the record of what its
+   * buttons act on, and the next post's mark-posting.
    */
   settle(step: QueueSettle<H>): Promise<void>;
 }
@@ -74,8 +74,11 @@ export interface DurableQueue<T, H = never> {
 export interface QueueSettle<H> {
   /** The item acked, its id remembered until `expiresAtMs`. */
   readonly ack: { readonly id: string; readonly expiresAtMs: number };
-  /** A value stored in a namespace, as `KeyValueNamespace.set` stores it. */
-  readonly put?: NamespacePut | undefined;
+  /**
+   * Values stored in namespaces, as `KeyValueNamespace.set` stores them (a thread root, the record
+   * of a posted message); no (namespace, key) twice.
+   */
+  readonly puts?: readonly NamespacePut[] | undefined;
   /** Another waiting item's new head (nothing when it no longer waits). */
   readonly nextHead?: { readonly id: string; readonly head: H } | undefined;
 }

@@ -225,6 +225,43 @@ describe("formatAlert", () => {
     expect(texts(foreign).join("\n")).not.toContain("Dashboard");
   });
 
+  it("links a profile as the parsed URL, and only a LinkedIn /in/<slug> page", () => {
+    const notLinked = [
+      // Parsers disagree on this one's host: WHATWG reads www.linkedin.com, others evil.example.
+      "https://www.linkedin.com\\@evil.example/in/x",
+      "https://www.linkedin.com/redir/redirect?url=https%3A%2F%2Fevil.example%2F",
+      "https://www.linkedin.com/company/acme",
+      "https://www.linkedin.com/in/",
+      "https://www.linkedin.com/in/x/posts",
+      "https://evil.linkedin.com/in/x",
+    ];
+    for (const profileUrl of notLinked) {
+      const alert = buildAlert({ person: { name: "Eve <b>", profileUrl, dashboardUrl: undefined } });
+      const message = formatAlert(alert, { actions: true });
+      const all = texts(message).join("\n");
+      expect(all, profileUrl).toContain("*Eve &lt;b&gt;*");
+      expect(all, profileUrl).not.toMatch(/<[^>]*\|Eve/);
+      expect(all, profileUrl).not.toContain("|Profile>");
+      expect(JSON.stringify(message.blocks), profileUrl).not.toContain('"action_id":"rs_profile"');
+      const digest = formatDigest([alert, buildAlert()], { actions: true }).flatMap(texts).join("\n");
+      expect(digest, profileUrl).not.toMatch(/<[^>]*\|Eve/);
+    }
+    const linked: Array<[string, string]> = [
+      ["https://www.linkedin.com/in/jane-doe", "https://www.linkedin.com/in/jane-doe"],
+      ["https://de.linkedin.com/in/jane-doe/", "https://de.linkedin.com/in/jane-doe/"],
+      ["https://LinkedIn.com:443/in/Jane-Doe", "https://linkedin.com/in/Jane-Doe"],
+    ];
+    for (const [profileUrl, href] of linked) {
+      const message = formatAlert(buildAlert({ person: { name: "Jane", profileUrl } }), { actions: true });
+      const all = texts(message).join("\n");
+      expect(all).toContain(`<${href}|Jane>`);
+      expect(all).toContain(`<${href}|Profile>`);
+      expect(JSON.stringify(message.blocks)).toContain(
+        `"action_id":"rs_profile","text":{"type":"plain_text","text":"Open profile ↗","emoji":true},"url":"${href}"`,
+      );
+    }
+  });
+
   it("never leaves a link cut open when a long text is shortened", () => {
     // The profile link alone (1,900-character URL, 2,500-character name) is longer than a section.
     const profileUrl = `https://www.linkedin.com/in/${"x".repeat(1900)}`;

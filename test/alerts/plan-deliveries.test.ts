@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { backlogDigest, channelDrafts, planDeliveries } from "../../src/alerts/plan-deliveries.js";
 import type { RoutingConfig } from "../../src/alerts/route-alert.js";
+import type { PostedPeople } from "../../src/interactive/posted-people.js";
 import { ACME, buildAlert, RETENTION } from "./support/build-alert.js";
 
 const BOTH: RoutingConfig = {
@@ -42,6 +43,32 @@ describe("planDeliveries", () => {
     expect(hr.every((d) => d.kind === "digest")).toBe(true);
     expect(hr.flatMap((d) => d.alertKeys)).toEqual(expect.arrayContaining(burst.map((a) => a.key)));
     expect(plan.drafts.filter((d) => d.channel === "talent").map((d) => d.kind)).toEqual(["alert"]);
+  });
+
+  it("with buttons, each message carries the record of the people it carries: one alert, or one digest part's", () => {
+    const alerts = Array.from({ length: 60 }, () => buildAlert({ lens: RETENTION }));
+    const single = buildAlert({ lens: ACME, person: { name: "N".repeat(300) } });
+    const input = { alerts: [...alerts, single], routing: BOTH, digestThreshold: 10, managerDm: true };
+    const plan = planDeliveries({ ...input, format: { actions: true } });
+    const digests = plan.drafts.filter((d) => d.kind === "digest");
+    expect(digests).toHaveLength(2);
+    const carried = digests.map((d) => (d.postedRecord as PostedPeople).people.map((p) => p.employeeId));
+    // Each part's record names the people of that part's menus, and together all of them, once.
+    expect(carried.map((ids) => ids.length)).toEqual([48, 12]);
+    expect(carried.flat().sort()).toEqual(alerts.map((a) => a.person.employeeId).sort());
+    for (const [i, draft] of digests.entries()) {
+      const menus = JSON.stringify(draft.message.blocks).match(/rs1\|ack\|\|r\|1\|(\d+)\|/g) ?? [];
+      expect(menus.map((m) => Number(m.split("|")[5]))).toEqual(carried[i]);
+    }
+    const [theirs] = plan.drafts.filter((d) => d.channel === "talent");
+    expect(theirs?.postedRecord).toEqual({
+      v: 1,
+      people: [
+        expect.objectContaining({ lens: "poaching", employeeId: single.person.employeeId, name: "N".repeat(80) }),
+      ],
+    });
+    // Without buttons there is nothing to press, and nothing is recorded.
+    expect(planDeliveries(input).drafts.every((d) => d.postedRecord === undefined)).toBe(true);
   });
 
   it("plans the same ids for the same alerts, so a replayed pass enqueues nothing new", () => {

@@ -59,11 +59,11 @@ describe("Outbox: heads and bodies", () => {
     if (!a || !b || !c) throw new Error("not queued");
     // (Roots written with the wall clock's expiry: the store reads expiry against Date.now().)
     const live = new ThreadIndex(store, 60_000);
-    await outbox.markSent(a, live.rootPut("hr", "person:a", { channel: "C1", ts: "1.1" }));
+    await outbox.markSent(a, [live.rootPut("hr", "person:a", { channel: "C1", ts: "1.1" })]);
     expect(await store.namespace("alerts.threads").get("hr|person:a")).toEqual({ channel: "C1", ts: "1.1" });
     const marked = await outbox.markSentThenPosting(
       b,
-      live.rootPut("hr", "person:b", { channel: "C1", ts: "2.2" }),
+      [live.rootPut("hr", "person:b", { channel: "C1", ts: "2.2" })],
       c,
       300,
     );

@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { planDeliveries } from "../../src/alerts/plan-deliveries.js";
 import { ChannelPacer } from "../../src/delivery/channel-pacer.js";
 import type { Outbox } from "../../src/delivery/outbox.js";
+import { POSTED_NAMESPACE, postedKey } from "../../src/slack/posted-messages.js";
 import { openStateStore, type StateStore } from "../../src/store/state-store.js";
 import { buildAlert } from "../alerts/support/build-alert.js";
 import { captureLogs } from "../helpers/capture-logs.js";
@@ -185,6 +186,54 @@ describe("OutboxSender with a fake Slack", () => {
       "manager@example.com",
       "nobody@example.com",
     ]);
+  });
+
+  it("keeps a message's record under the channel id and ts Slack gave it, in the commit of its mark-sent", async () => {
+    // A burst of two then one post alone: both commits (with the next mark-posting, and alone) carry the record.
+    const { outbox, sender } = buildSender(store, slack, { pacer: fakeClockPacer(2) });
+    const writes = countWrites(outbox);
+    const drafts = singleAlertDrafts("hr-alerts", 4, 77).map((draft, i) =>
+      i === 3 ? draft : { ...draft, postedRecord: { v: 1, people: [`person-${i}`] } },
+    );
+    await outbox.enqueue(drafts, Date.now());
+    expect(await sender.flush()).toMatchObject({ sent: 4, pending: 0 });
+    expect(writes.markSentThenPosting).toBeGreaterThan(0);
+    expect(writes.markSent).toBeGreaterThan(0);
+    const posted = slack.posted("hr-alerts");
+    const channelId = posted[0]?.channel ?? "";
+    expect(channelId).toMatch(/^C/);
+    const records = await store.namespace(POSTED_NAMESPACE).getMany(posted.map((m) => postedKey(m.channel, m.ts)));
+    expect(posted.map((m) => records.get(postedKey(m.channel, m.ts)))).toEqual([
+      { v: 1, people: ["person-0"] },
+      { v: 1, people: ["person-1"] },
+      { v: 1, people: ["person-2"] },
+      undefined,
+    ]);
+  });
+
+  it("postsSettled, called while Slack takes a post, resolves once that message's record is written", async () => {
+    let seen: Promise<unknown> | undefined;
+    let parts: ReturnType<typeof buildSender> | undefined;
+    // Called as Slack receives the post, before it answers: where a very quick press would land.
+    const hooked = await startFakeSlack({
+      onMessage: (message) => {
+        seen ??= parts?.sender
+          .postsSettled()
+          .then(() => store.namespace(POSTED_NAMESPACE).get(postedKey(message.channel, message.ts)));
+      },
+    });
+    try {
+      parts = buildSender(store, hooked);
+      const [draft] = singleAlertDrafts("hr-alerts", 1);
+      if (!draft) throw new Error("no draft");
+      await parts.outbox.enqueue([{ ...draft, postedRecord: { v: 1, people: ["p"] } }], Date.now());
+      expect(await parts.sender.flush()).toMatchObject({ sent: 1 });
+      expect(await seen).toEqual({ v: 1, people: ["p"] });
+      // Nothing in flight: it resolves at once.
+      await parts.sender.postsSettled();
+    } finally {
+      await hooked.close();
+    }
   });
 
   describe("posting back to back (a burst)", () => {

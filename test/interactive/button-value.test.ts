@@ -57,6 +57,15 @@ describe("button value codec", () => {
     );
   });
 
+  it("carries the ts of the message an ephemeral confirmation answers", () => {
+    expect(decodeValue(encodeButtonValue(target, "1700000000.000400"))).toEqual({
+      ok: true,
+      target,
+      answersTs: "1700000000.000400",
+    });
+    expect(decodeValue('rs1:{"v":1,"l":"r","o":1,"p":"1:2","c":"chg:1","m":"C0HR|1.2"}').ok).toBe(false);
+  });
+
   it("refuses values it did not make", () => {
     for (const value of [
       undefined,

@@ -10,9 +10,11 @@ import { formatAlert } from "../../src/alerts/format-alert.js";
 import { RetentionClient } from "../../src/api/client.js";
 import { ActionJournal } from "../../src/interactive/action-journal.js";
 import { interactivitySettings } from "../../src/interactive/interactive-settings.js";
+import { postedPeopleOf } from "../../src/interactive/posted-people.js";
 import { createInteractivity } from "../../src/interactive/start-interactivity.js";
 import { silentLogger } from "../../src/logger.js";
 import { loadKeptUntracked } from "../../src/roster/kept-untracked.js";
+import { POSTED_NAMESPACE, postedKey } from "../../src/slack/posted-messages.js";
 import { createSlackWebClient, webClientPoster } from "../../src/slack/slack-poster.js";
 import { openStateStore } from "../../src/store/state-store.js";
 import { buildAlert } from "../alerts/support/build-alert.js";
@@ -57,6 +59,10 @@ describe("a real process killed after a press is journaled and acked, before the
     const message = formatAlert(alert, { actions: true });
     const posted = await webClientPoster(web).postMessage({ channel: "#hr-alerts", ...message });
     const file = `${files.dir}/state.sqlite`;
+    // Posted without the outbox here: the record delivery keeps of a post with buttons, written by hand.
+    const seeded = await openStateStore(file);
+    await seeded.namespace(POSTED_NAMESPACE).set(postedKey(posted.channel, posted.ts), postedPeopleOf([alert]));
+    await seeded.close();
 
     const child = spawn(
       process.execPath,

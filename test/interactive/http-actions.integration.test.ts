@@ -3,11 +3,17 @@
  * signature is applied, a bad or stale one is refused with 401 and changes nothing.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { FakeSlackMessage } from "../helpers/fake-slack.js";
+import { ActionJournal } from "../../src/interactive/action-journal.js";
+import { loadKeptUntracked } from "../../src/roster/kept-untracked.js";
+import { openStateStore } from "../../src/store/state-store.js";
 import {
+  ALLOWED,
   blocksText,
+  buttonValue,
   current,
   type InteractiveWorld,
+  ignoredPresses,
+  pressPayload,
   rootAbout,
   startInteractiveWorld,
   until,
@@ -20,28 +26,6 @@ beforeEach(async () => {
 afterEach(async () => {
   await world.close();
 });
-
-/** Slack's block_actions payload for a press of `actionId` on `message` (as Slack would POST it). */
-function pressPayload(message: FakeSlackMessage, actionId: string, userId: string, actionTs: string) {
-  const blocks = (message.blocks ?? []) as Array<{
-    block_id?: string;
-    elements?: Array<{ action_id?: string; value?: string }>;
-  }>;
-  const element = blocks.flatMap((b) => b.elements ?? []).find((e) => e.action_id === actionId);
-  if (!element) throw new Error(`no ${actionId} on the message`);
-  return {
-    type: "block_actions",
-    user: { id: userId, username: userId.toLowerCase(), team_id: "TFAKE0001" },
-    api_app_id: "A0FAKE0001",
-    container: { type: "message", message_ts: message.ts, channel_id: message.channel, is_ephemeral: false },
-    channel: { id: message.channel, name: "hr-alerts" },
-    message: { ts: message.ts, text: message.text, blocks: message.blocks },
-    trigger_id: "1.2.3",
-    actions: [
-      { action_id: actionId, block_id: "rs_actions", type: "button", value: element.value, action_ts: actionTs },
-    ],
-  };
-}
 
 describe("interactive alerts over HTTP", () => {
   it("applies a press with a good signature and refuses a bad and a stale one", async () => {
@@ -88,5 +72,47 @@ describe("interactive alerts over HTTP", () => {
         sample: expect.objectContaining({ reason: "bad_signature", path: "/slack/interactivity", detail: "mismatch" }),
       }),
     );
+  });
+
+  it("acks and ignores a press whose value names another person, and one on a message it never posted", async () => {
+    const ids: number[] = [];
+    for await (const e of world.client.iterateEmployees()) ids.push(e.id);
+    const [jane, john] = ids;
+    if (jane === undefined || john === undefined) throw new Error("no people");
+    const configured = await world.start({
+      mode: "http",
+      env: { SLACK_APP_TOKEN: "", SLACK_SIGNING_SECRET: world.slack.signingSecret },
+    });
+    const url = `${configured.daemon.opsUrl}/slack/interactivity`;
+    await world.emulator.control.signals({ employeeId: jane, changeType: "open_to_work", riskScore: 0.9 });
+    await world.emulator.control.signals({ employeeId: john, changeType: "open_to_work", riskScore: 0.9 });
+    const janeRoot = await rootAbout(world.slack, jane);
+    const johnRoot = await rootAbout(world.slack, john);
+
+    // Stop tracking pressed on Jane's alert, its value swapped for John's button's.
+    const johnsValue = buttonValue(johnRoot, "rs_untrack");
+    const swapped = pressPayload(janeRoot, "rs_untrack", ALLOWED, "1700000011.1", johnsValue);
+    expect((await world.slack.postInteractivity(url, swapped)).status).toBe(200);
+    // An acknowledge on a ts this daemon never posted in that channel.
+    const unposted = pressPayload({ ...janeRoot, ts: "1700000000.999999" }, "rs_ack", "U0ALICE", "1700000012.1");
+    expect((await world.slack.postInteractivity(url, unposted)).status).toBe(200);
+
+    const ignored = await ignoredPresses(world, 2);
+    expect(ignored.map((line) => [line.level, line.action, line.reason])).toEqual([
+      [40, "untrack", "the person is not one that message carried"],
+      [40, "ack", "this daemon has no record of posting that message"],
+    ]);
+    expect((await world.client.getEmployee(john)).tracked).toBe(true);
+    expect((await world.client.getEmployee(jane)).tracked).toBe(true);
+    expect(world.slack.updates()).toHaveLength(0);
+    expect(world.slack.ephemerals()).toHaveLength(0);
+    await world.stop();
+    const store = await openStateStore(`${world.files.dir}/state.sqlite`);
+    try {
+      expect(await new ActionJournal(store).all()).toEqual([]);
+      expect((await loadKeptUntracked(store)).size).toBe(0);
+    } finally {
+      await store.close();
+    }
   });
 });

@@ -22,14 +22,14 @@ function payload(action: Record<string, unknown>, extra: Record<string, unknown>
 }
 
 describe("parseInteraction", () => {
-  it("reads an Acknowledge press with its target, message and a deterministic id", () => {
+  it("reads an Acknowledge press with the person it claims, its message and a deterministic id", () => {
     const body = payload({ action_id: "rs_ack", type: "button", value: encodeButtonValue(target) });
     const first = parseInteraction(body);
     expect(first).toMatchObject({
       ok: true,
       press: {
         kind: "ack",
-        target,
+        claim: target,
         userId: "U0ALICE",
         channel: "C0HR",
         messageTs: "1700000000.000100",

@@ -5,15 +5,17 @@ import { ApiNetworkError } from "../../src/errors.js";
 import { alertActionsBlock, digestMenu } from "../../src/interactive/action-blocks.js";
 import { ActionJournal } from "../../src/interactive/action-journal.js";
 import type { AccessPolicy } from "../../src/interactive/authorize.js";
-import { encodeButtonValue, encodeOptionValue } from "../../src/interactive/button-value.js";
+import { type ActionTarget, encodeButtonValue, encodeOptionValue } from "../../src/interactive/button-value.js";
 import { parseInteraction } from "../../src/interactive/interaction-payload.js";
 import { InteractiveActions, type PressOutcome } from "../../src/interactive/interactive-actions.js";
 import type { InteractiveSlack } from "../../src/interactive/interactive-slack.js";
 import { PersonMarks } from "../../src/interactive/person-marks.js";
 import { UsergroupCache } from "../../src/interactive/usergroup-cache.js";
-import { silentLogger } from "../../src/logger.js";
+import { type Logger, silentLogger } from "../../src/logger.js";
 import { loadKeptUntracked } from "../../src/roster/kept-untracked.js";
+import { POSTED_NAMESPACE, postedKey } from "../../src/slack/posted-messages.js";
 import { openStateStore, type StateStore } from "../../src/store/state-store.js";
+import { captureLogs } from "../helpers/capture-logs.js";
 import { sampleTarget } from "./support/sample-target.js";
 
 const target = sampleTarget;
@@ -24,14 +26,40 @@ const policy: AccessPolicy = {
   stopTracking: { allowedUsers: ["U0CAROL"], allowedUsergroups: ["S0HR"], openWhenUnset: false, configKey: "st" },
 };
 
-function payload(action: Record<string, unknown>, user = "U0ALICE", actionTs = "1700000100.000200") {
+/** The message the presses are on, as the daemon recorded it when it posted it (`slack.posted`). */
+const POSTED = { channel: "C0HR", ts: "1700000000.000100" };
+
+/** A competitor's person (poaching lens) and a second own employee, posted in their own messages. */
+const rival: ActionTarget = {
+  lens: "poaching",
+  organizationId: 7,
+  employeeId: 900,
+  profileUrl: "https://www.linkedin.com/in/rival",
+  personRef: "7:900",
+  changeKey: "chg:rival",
+  name: "Rick Rival",
+};
+const john: ActionTarget = { ...target, employeeId: 43, personRef: "1:43", changeKey: "chg:john", name: "John Roe" };
+
+function payload(
+  action: Record<string, unknown>,
+  user = "U0ALICE",
+  actionTs = "1700000100.000200",
+  at: { channel: string; ts: string; ephemeral?: boolean } = POSTED,
+) {
   return {
     type: "block_actions",
     user: { id: user },
-    container: { type: "message", message_ts: "1700000000.000100", channel_id: "C0HR", is_ephemeral: false },
-    message: { ts: "1700000000.000100", text: "Open to work: Jane", blocks: [alertActionsBlock(target, {})] },
+    container: { type: "message", message_ts: at.ts, channel_id: at.channel, is_ephemeral: at.ephemeral === true },
+    ...(at.ephemeral
+      ? {}
+      : { message: { ts: at.ts, text: "Open to work: Jane", blocks: [alertActionsBlock(target, {})] } }),
     actions: [{ action_ts: actionTs, ...action }],
   };
+}
+
+function record(channel: string, ts: string, people: readonly ActionTarget[]) {
+  return store.namespace(POSTED_NAMESPACE).set(postedKey(channel, ts), { v: 1, people });
 }
 
 class RecordingSlack implements InteractiveSlack {
@@ -56,7 +84,7 @@ let patches: Array<[number, EmployeePatch]>;
 let failPatch: Error | undefined;
 let outcomes: Array<[string, PressOutcome]>;
 
-function service(beforeApply?: () => void) {
+function service(beforeApply?: () => void, logger: Logger = silentLogger()) {
   return new InteractiveActions({
     store,
     journal: new ActionJournal(store),
@@ -70,7 +98,7 @@ function service(beforeApply?: () => void) {
     },
     policy,
     usergroups: new UsergroupCache((g) => slack.usergroupMembers(g), silentLogger()),
-    logger: silentLogger(),
+    logger,
     onOutcome: (kind, outcome) => outcomes.push([kind, outcome]),
     beforeApply,
   });
@@ -84,6 +112,7 @@ beforeEach(async () => {
   patches = [];
   failPatch = undefined;
   outcomes = [];
+  await record(POSTED.channel, POSTED.ts, [target]);
 });
 afterEach(async () => {
   await store.close();
@@ -170,9 +199,10 @@ describe("InteractiveActions", () => {
       payload({ action_id: "rs_ack", type: "button", value: encodeButtonValue(target) }, "U0BOB"),
     );
     if (!left.ok) throw new Error("payload not parsed");
+    const { claim, ...press } = left.press;
     await new ActionJournal(store).put({
       id: left.press.id,
-      press: left.press,
+      press: { ...press, target: claim },
       outcome: "pending",
       journaledAt: new Date().toISOString(),
     });
@@ -220,5 +250,123 @@ describe("InteractiveActions", () => {
     expect(blocks).toContain('"action_id":"rs_untrack"');
     expect(blocks).toContain('"confirm"');
     expect(await new ActionJournal(store).all()).toEqual([]);
+  });
+
+  describe("a press acts only on a person this daemon posted in that message", () => {
+    const other = { channel: "C0HR", ts: "1700000000.000200" };
+    const competitor = { channel: "C0TALENT", ts: "1700000000.000300" };
+    const button = (id: string, who: ActionTarget, answersTs?: string) => ({
+      action_id: id,
+      type: "button",
+      value: encodeButtonValue(who, answersTs),
+    });
+
+    beforeEach(async () => {
+      await record(other.channel, other.ts, [john]);
+      await record(competitor.channel, competitor.ts, [rival]);
+    });
+
+    it("ignores, acks and logs a value naming someone else, a message never posted, and Stop tracking on a competitor's person", async () => {
+      const logs = captureLogs();
+      const actions = service(undefined, logs.logger);
+      let acks = 0;
+      const ack = async () => {
+        acks += 1;
+      };
+      const presses = [
+        // An own employee carried by another message, and a competitor's person, named on Jane's message.
+        payload(button("rs_untrack", john), "U0CAROL", "1.1"),
+        payload(button("rs_untrack", rival), "U0CAROL", "1.2"),
+        // Jane named on a message this daemon never posted (and on one it posted about someone else).
+        payload(button("rs_ack", target), "U0ALICE", "1.3", { channel: "C0HR", ts: "1700009999.000100" }),
+        payload(button("rs_untrack", target), "U0CAROL", "1.4", other),
+        // The competitor's person on the competitor's own message: theirs is not ours to untrack.
+        payload(button("rs_untrack", rival), "U0CAROL", "1.5", competitor),
+      ];
+      for (const body of presses) expect(await actions.receive(body, ack)).toBe("ignored");
+      expect(acks).toBe(presses.length);
+      expect(patches).toEqual([]);
+      expect((await loadKeptUntracked(store)).size).toBe(0);
+      expect((await new PersonMarks(store).lookup(["1:42"], Date.now())).size).toBe(0);
+      expect(await new ActionJournal(store).all()).toEqual([]);
+      expect(slack.updates).toEqual([]);
+      expect(slack.ephemerals).toEqual([]);
+      const warned = logs.records().filter((r) => String(r.msg).startsWith("press ignored"));
+      expect(warned.map((r) => [r.level, r.action, r.reason])).toEqual([
+        [40, "untrack", "the person is not one that message carried"],
+        [40, "untrack", "the person is not one that message carried"],
+        [40, "ack", "this daemon has no record of posting that message"],
+        [40, "untrack", "the person is not one that message carried"],
+        [40, "untrack", "Stop tracking is only for own employees with an id"],
+      ]);
+      expect(outcomes).toEqual(["untrack", "untrack", "ack", "untrack", "untrack"].map((k) => [k, "ignored"]));
+    });
+
+    it("acts on the person as recorded, whatever else the value says about them", async () => {
+      const actions = service();
+      const disguised: ActionTarget = {
+        ...target,
+        name: "Someone Else",
+        profileUrl: "https://www.linkedin.com/in/someone-else",
+      };
+      expect(await actions.receive(payload(button("rs_untrack", disguised), "U0CAROL"), noAck)).toBe("applied");
+      expect(patches).toEqual([[42, { tracked: false }]]);
+      expect([...(await loadKeptUntracked(store)).keys()]).toEqual(["https://www.linkedin.com/in/jane-doe"]);
+      const [entry] = await new ActionJournal(store).all();
+      expect(entry?.press.target).toEqual(target);
+      expect(JSON.stringify(slack.updates[0]?.blocks)).not.toContain("someone-else");
+    });
+
+    it("a press on a message whose post is still being recorded waits for the record", async () => {
+      const fresh = { channel: "C0HR", ts: "1700000000.000500" };
+      const actions = new InteractiveActions({
+        store,
+        journal: new ActionJournal(store),
+        slack,
+        client: { updateEmployee: async () => ({}) as Employee },
+        policy,
+        usergroups: new UsergroupCache((g) => slack.usergroupMembers(g), silentLogger()),
+        logger: silentLogger(),
+        // The post's mark-sent commit, still to come when the press arrives.
+        postsSettled: () => record(fresh.channel, fresh.ts, [john]),
+      });
+      expect(await actions.receive(payload(button("rs_ack", john), "U0ALICE", "3.1", fresh), noAck)).toBe("applied");
+      expect((await new PersonMarks(store).lookup(["1:43"], Date.now())).get("1:43")?.acknowledged?.by).toBe("U0ALICE");
+    });
+
+    it("a digest's confirmation button is checked against the digest it answers", async () => {
+      const digest = { channel: "C0HR", ts: "1700000000.000400" };
+      await record(digest.channel, digest.ts, [target, john]);
+      const actions = service();
+      const menu = payload(
+        {
+          action_id: "rs_menu",
+          type: "overflow",
+          selected_option: { value: encodeOptionValue("untrack", undefined, john) },
+        },
+        "U0CAROL",
+        "2.1",
+        digest,
+      );
+      expect(await actions.receive(menu, noAck)).toBe("ignored");
+      const [confirm] = JSON.parse(JSON.stringify(slack.ephemerals.at(-1)?.blocks ?? [])).flatMap(
+        (b: { elements?: Array<{ value?: string }> }) => b.elements ?? [],
+      );
+      const ephemeral = { channel: digest.channel, ts: "1700000000.000999", ephemeral: true };
+      // The same button answering a message that never carried John (Jane's alert) is ignored.
+      const elsewhere = payload(button("rs_untrack", john, POSTED.ts), "U0CAROL", "2.2", ephemeral);
+      expect(await actions.receive(elsewhere, noAck)).toBe("ignored");
+      const unnamed = payload(button("rs_untrack", john), "U0CAROL", "2.3", ephemeral);
+      expect(await actions.receive(unnamed, noAck)).toBe("ignored");
+      expect(patches).toEqual([]);
+      const pressed = payload(
+        { action_id: "rs_untrack", type: "button", value: confirm.value },
+        "U0CAROL",
+        "2.4",
+        ephemeral,
+      );
+      expect(await actions.receive(pressed, noAck)).toBe("applied");
+      expect(patches).toEqual([[43, { tracked: false }]]);
+    });
   });
 });

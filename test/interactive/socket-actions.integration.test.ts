@@ -6,14 +6,18 @@ import { once } from "node:events";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { WebSocket } from "ws";
 import { ActionJournal } from "../../src/interactive/action-journal.js";
+import { loadKeptUntracked } from "../../src/roster/kept-untracked.js";
 import { openStateStore } from "../../src/store/state-store.js";
 import {
   ALLOWED,
   blocksText,
+  buttonValue,
   current,
   GROUP_MEMBER,
   type InteractiveWorld,
+  ignoredPresses,
   messagesAbout,
+  pressPayload,
   rootAbout,
   snoozeOption,
   startInteractiveWorld,
@@ -276,6 +280,61 @@ describe("interactive alerts over Socket Mode", () => {
     expect(world.slack.updates().filter((u) => u.ts === root.ts)).toHaveLength(1);
     await world.stop();
     expect((await journal()).map((e) => e.outcome)).toEqual(["applied"]);
+  });
+
+  it("acks and ignores a press whose value names another person, and one on a message it never posted", async () => {
+    const [jane, john] = await trackedIds();
+    if (jane === undefined || john === undefined) throw new Error("no people");
+    await world.start();
+    await signal(jane);
+    await signal(john);
+    const janeRoot = await rootAbout(world.slack, jane);
+    const johnRoot = await rootAbout(world.slack, john);
+    await world.slack.waitForSocketConnection();
+
+    // Stop tracking pressed on Jane's alert, its value swapped for John's button's.
+    const swapped = world.slack.sendEnvelope({
+      type: "interactive",
+      payload: pressPayload(janeRoot, "rs_untrack", ALLOWED, "1700000011.1", buttonValue(johnRoot, "rs_untrack")),
+    });
+    // An acknowledge on a ts this daemon never posted in that channel.
+    const unposted = world.slack.sendEnvelope({
+      type: "interactive",
+      payload: pressPayload({ ...janeRoot, ts: "1700000000.999999" }, "rs_ack", "U0ALICE", "1700000012.1"),
+    });
+    await world.slack.waitForAck(swapped.envelopeId);
+    await world.slack.waitForAck(unposted.envelopeId);
+    const ignored = await ignoredPresses(world, 2);
+    expect(ignored.map((line) => [line.level, line.action, line.reason]).sort()).toEqual([
+      [40, "ack", "this daemon has no record of posting that message"],
+      [40, "untrack", "the person is not one that message carried"],
+    ]);
+    expect((await world.client.getEmployee(john)).tracked).toBe(true);
+    expect((await world.client.getEmployee(jane)).tracked).toBe(true);
+    expect(world.slack.updates()).toHaveLength(0);
+    expect(world.slack.ephemerals()).toHaveLength(0);
+
+    // The buttons as posted still work.
+    const ack = world.slack.pressButton({
+      channel: janeRoot.channel,
+      ts: janeRoot.ts,
+      actionId: "rs_ack",
+      userId: "U0ALICE",
+    });
+    await world.slack.waitForAck(ack.envelopeId);
+    await until("the acknowledged message", () =>
+      blocksText(current(world.slack, janeRoot)).includes("Acknowledged by <@U0ALICE>") ? true : undefined,
+    );
+    await world.stop();
+    expect((await journal()).map((e) => [e.press.kind, e.outcome, e.press.target.employeeId])).toEqual([
+      ["ack", "applied", jane],
+    ]);
+    const store = await openStateStore(`${world.files.dir}/state.sqlite`);
+    try {
+      expect((await loadKeptUntracked(store)).size).toBe(0);
+    } finally {
+      await store.close();
+    }
   });
 
   it("acks and ignores a payload it did not make, with a log line", async () => {

@@ -224,7 +224,7 @@ describe("a database of schema 2 written by the release before queue_settle", ()
     const queue = store.queue<string, number>("q");
     await queue.settle({
       ack: { id: "a", expiresAtMs: Date.now() + 60_000 },
-      put: { namespace: "alerts.threads", key: "hr|a", value: { ts: "1.1" } },
+      puts: [{ namespace: "alerts.threads", key: "hr|a", value: { ts: "1.1" } }],
       nextHead: { id: "b", head: 1 },
     });
     expect((await queue.heads()).map((i) => [i.id, i.head])).toEqual([["b", 1]]);
@@ -233,5 +233,59 @@ describe("a database of schema 2 written by the release before queue_settle", ()
     await withRaw(file, async (query) => {
       expect(await query("PRAGMA user_version")).toEqual([{ user_version: SCHEMA_VERSION }]);
     });
+  });
+});
+
+describe("a database whose settle view has no puts column (the release before the posted-message record)", () => {
+  it("gets the view with puts at open; the release before still settles through it", async () => {
+    const file = tempFile();
+    const first = await openStateStore(file);
+    await first.queue<string, number>("q").enqueue(["a", "b", "c"].map((id) => ({ id, value: id, head: 0 })));
+    await first.close();
+    // The view and trigger as the release before created them: one put, in put_key and put_value.
+    await withRaw(file, async (query) => {
+      await query("DROP TRIGGER queue_settled");
+      await query("DROP VIEW queue_settle");
+      await query(`CREATE VIEW queue_settle(queue, acked_id, acked_until, put_key, put_value, next_id, next_head) AS
+        SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL WHERE 0`);
+      await query(`CREATE TRIGGER queue_settled INSTEAD OF INSERT ON queue_settle BEGIN
+        INSERT INTO key_sets(name, key, expires) VALUES (new.queue || '#acked', new.acked_id, new.acked_until)
+          ON CONFLICT(name, key) DO UPDATE SET expires = max(expires, excluded.expires);
+        INSERT INTO state(key, value) SELECT new.put_key, new.put_value WHERE new.put_key IS NOT NULL
+          ON CONFLICT(key) DO UPDATE SET value = excluded.value;
+        UPDATE queue_items SET head = new.next_head
+          WHERE new.next_id IS NOT NULL AND queue = new.queue AND id = new.next_id;
+      END`);
+    });
+    const store = await openStateStore(file);
+    const queue = store.queue<string, number>("q");
+    await queue.settle({
+      ack: { id: "a", expiresAtMs: Date.now() + 60_000 },
+      puts: [
+        { namespace: "alerts.threads", key: "hr|a", value: { ts: "1.1" } },
+        { namespace: "slack.posted", key: "C1|1.1", value: { people: ["a"] } },
+      ],
+      nextHead: { id: "b", head: 1 },
+    });
+    expect(await store.namespace("alerts.threads").get("hr|a")).toEqual({ ts: "1.1" });
+    expect(await store.namespace("slack.posted").get("C1|1.1")).toEqual({ people: ["a"] });
+    expect((await queue.heads()).map((i) => [i.id, i.head])).toEqual([
+      ["b", 1],
+      ["c", 0],
+    ]);
+    await store.close();
+    await withRaw(file, async (query) => {
+      expect(await query("PRAGMA user_version")).toEqual([{ user_version: SCHEMA_VERSION }]);
+      // The release before names its seven columns: its insert still acks, stores its one value and sets the head.
+      await query(
+        `INSERT INTO queue_settle(queue, acked_id, acked_until, put_key, put_value, next_id, next_head)
+         VALUES ('q', 'b', ?, 'rs:alerts.threads::hr|b', '{"value":{"ts":"2.2"}}', 'c', '2')`,
+        Date.now() + 60_000,
+      );
+    });
+    const again = await openStateStore(file);
+    expect(await again.namespace("alerts.threads").get("hr|b")).toEqual({ ts: "2.2" });
+    expect((await again.queue<string, number>("q").heads()).map((i) => [i.id, i.head])).toEqual([["c", 2]]);
+    await again.close();
   });
 });

@@ -157,3 +157,46 @@ export function current(slack: FakeSlack, message: FakeSlackMessage): FakeSlackM
 }
 
 export const blocksText = (message: FakeSlackMessage): string => JSON.stringify(message.blocks ?? []);
+
+/** The value of a button of a message's actions block. */
+export function buttonValue(message: FakeSlackMessage, actionId: string): string {
+  const blocks = (message.blocks ?? []) as Array<{ elements?: Array<{ action_id?: string; value?: string }> }>;
+  const value = blocks.flatMap((b) => b.elements ?? []).find((e) => e.action_id === actionId)?.value;
+  if (!value) throw new Error(`no ${actionId} button on the message`);
+  return value;
+}
+
+/**
+ * Slack's block_actions payload for a press of `actionId` on `message`, as Slack would send it;
+ * `value` instead of the button's own is a payload someone tampered with.
+ */
+export function pressPayload(
+  message: FakeSlackMessage,
+  actionId: string,
+  userId: string,
+  actionTs: string,
+  value = buttonValue(message, actionId),
+) {
+  return {
+    type: "block_actions",
+    user: { id: userId, username: userId.toLowerCase(), team_id: "TFAKE0001" },
+    api_app_id: "A0FAKE0001",
+    container: { type: "message", message_ts: message.ts, channel_id: message.channel, is_ephemeral: false },
+    channel: { id: message.channel, name: "hr-alerts" },
+    message: { ts: message.ts, text: message.text, blocks: message.blocks },
+    trigger_id: "1.2.3",
+    actions: [{ action_id: actionId, block_id: "rs_actions", type: "button", value, action_ts: actionTs }],
+  };
+}
+
+/** Waits for `count` log lines of presses ignored because they do not match what was posted. */
+export function ignoredPresses(world: InteractiveWorld, count: number): Promise<Array<Record<string, unknown>>> {
+  return until(`${count} ignored presses in the log`, () => {
+    const lines = world.logs
+      .text()
+      .split("\n")
+      .filter((line) => line.includes("press ignored: it does not match what this daemon posted"))
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    return lines.length >= count ? lines : undefined;
+  });
+}

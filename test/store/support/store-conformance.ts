@@ -156,13 +156,16 @@ export function describeStoreConformance(engine: StoreEngine): void {
         await store.close();
       });
 
-      it("settles an item with a namespace value and another item's head in one write, alone or in a transaction", async () => {
+      it("settles an item with namespace values and another item's head in one write, alone or in a transaction", async () => {
         const store = await engine.open();
         const queue = store.queue<{ body: string }, { h: number }>("q");
         await queue.enqueue(["a", "b", "c", "d"].map((id) => ({ id, value: { body: id }, head: { h: 0 } })));
         await queue.settle({
           ack: { id: "a", expiresAtMs: Date.now() + 60_000 },
-          put: { namespace: "roots", key: "hr|p1", value: { ts: "1.1" }, expiresAtMs: Date.now() + 60_000 },
+          puts: [
+            { namespace: "roots", key: "hr|p1", value: { ts: "1.1" }, expiresAtMs: Date.now() + 60_000 },
+            { namespace: "posted", key: "C1|1.1", value: { people: ["p1"] } },
+          ],
           nextHead: { id: "b", head: { h: 7 } },
         });
         expect((await queue.heads()).map((i) => [i.id, i.head])).toEqual([
@@ -172,6 +175,7 @@ export function describeStoreConformance(engine: StoreEngine): void {
         ]);
         expect(await store.namespace("roots").get("hr|p1")).toEqual({ ts: "1.1" });
         expect(await store.namespace("roots").getMany(["hr|p1"])).toEqual(new Map([["hr|p1", { ts: "1.1" }]]));
+        expect(await store.namespace("posted").get("C1|1.1")).toEqual({ people: ["p1"] });
         // Acked: a replay does not queue it again. Without a put or a next head, an ack alone.
         expect(await queue.enqueue([{ id: "a", value: { body: "again" } }])).toBe(0);
         await queue.settle({ ack: { id: "b", expiresAtMs: Date.now() + 60_000 } });
@@ -179,7 +183,7 @@ export function describeStoreConformance(engine: StoreEngine): void {
         // A put that expired is not read back; a next head of an item no longer waiting writes nothing.
         await queue.settle({
           ack: { id: "c", expiresAtMs: Date.now() + 60_000 },
-          put: { namespace: "roots", key: "hr|gone", value: { ts: "0" }, expiresAtMs: Date.now() + 1 },
+          puts: [{ namespace: "roots", key: "hr|gone", value: { ts: "0" }, expiresAtMs: Date.now() + 1 }],
           nextHead: { id: "a", head: { h: 9 } },
         });
         await sleep(5);
@@ -191,13 +195,17 @@ export function describeStoreConformance(engine: StoreEngine): void {
           store.transaction(async (scope) => {
             await scope.queue<{ body: string }, { h: number }>("q").settle({
               ack: { id: "d", expiresAtMs: Date.now() + 60_000 },
-              put: { namespace: "roots", key: "hr|p4", value: { ts: "4.4" } },
+              puts: [
+                { namespace: "roots", key: "hr|p4", value: { ts: "4.4" } },
+                { namespace: "posted", key: "C1|4.4", value: { people: ["p4"] } },
+              ],
             });
             throw failure;
           }),
         ).rejects.toBe(failure);
         expect((await queue.heads()).map((i) => i.id)).toEqual(["d"]);
         expect(await store.namespace("roots").get("hr|p4")).toBeUndefined();
+        expect(await store.namespace("posted").get("C1|4.4")).toBeUndefined();
         await store.close();
       });
 
