@@ -233,3 +233,25 @@ describe("alerts options of issue 14", () => {
     expect(error.issues.some((i) => i.path.includes("alerts.nextSteps.retention"))).toBe(true);
   });
 });
+
+describe("dedupe retention and the webhook signature tolerance", () => {
+  it("refuses a dedupeRetention shorter than the tolerance, naming both keys: a replay inside the tolerance would be posted again", () => {
+    const error = configError(() =>
+      loadConfig({
+        file: yamlFile("alerts:\n  dedupeRetention: 5s\n  webhook:\n    toleranceSeconds: 300\n"),
+        env: {},
+      }),
+    );
+    expect(error.issues).toHaveLength(1);
+    expect(error.issues[0]?.path).toMatch(/^alerts\.dedupeRetention \(.*:2:3\)$/);
+    expect(error.issues[0]?.message).toContain("alerts.webhook.toleranceSeconds");
+    expect(error.issues[0]?.message).toContain("5 s");
+    expect(error.issues[0]?.message).toContain("300 s");
+    // Equal is enough: a delivery older than the tolerance is refused by its signature.
+    const config = loadConfig({ file: yamlFile("alerts:\n  dedupeRetention: 5m\n"), env: {} });
+    expect(config.alerts.dedupeRetention).toBe(300);
+    expect(() =>
+      loadConfig({ file: yamlFile("alerts:\n  dedupeRetention: 60s\n  webhook: { toleranceSeconds: 30 }\n"), env: {} }),
+    ).not.toThrow();
+  });
+});
