@@ -54,7 +54,8 @@ export class ConfigError extends RetentionSyncError {
   readonly issues: readonly ConfigIssue[];
   constructor(source: string, issues: readonly ConfigIssue[], options?: { cause?: unknown }) {
     const lines = issues.map((i) => `  - ${i.path}: ${i.message}`);
-    super(`Invalid configuration (${source}):\n${lines.join("\n")}`, options);
+    const count = issues.length === 1 ? "1 problem" : `${issues.length} problems`;
+    super(`Invalid configuration (${source}), ${count}:\n${lines.join("\n")}`, options);
     this.issues = issues;
   }
 }

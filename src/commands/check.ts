@@ -142,10 +142,12 @@ export async function run(io: CommandIO): Promise<ExitCode> {
     config = loadConfig({ file: values.config, env: io.env });
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
+    const n = error.issues.length;
     report.fail(
       "config",
-      "Configuration is invalid:",
+      `Configuration is invalid (${n} problem${n === 1 ? "" : "s"}):`,
       error.issues.map((i) => `${i.path}: ${i.message}`),
+      n,
     );
     io.stdout.write(`${report.summary()}\n`);
     return EXIT_USAGE;

@@ -191,7 +191,8 @@ describe("retention-sync check", () => {
     writeFileSync(file, "roster:\n  maxArchivePercnt: 5\n  schedule: every night\ndaemon:\n  port: 70000\n");
     const result = await runCli(["check", "--config", file], env({ LOG_LEVEL: "chatty" }));
     expect(result.code).toBe(2);
-    expect(result.stdout).toContain("✗ Configuration is invalid:");
+    expect(result.stdout).toContain("✗ Configuration is invalid (4 problems):");
+    expect(result.stdout).toMatch(/\n4 problems found\.\n$/);
     expect(result.stdout).toContain("roster.maxArchivePercnt");
     expect(result.stdout).toContain("did you mean maxArchivePercent?");
     expect(result.stdout).toContain("roster.schedule");
