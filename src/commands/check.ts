@@ -1,5 +1,6 @@
 import { accessSync, constants, existsSync } from "node:fs";
 import { dirname, resolve } from "node:path";
+import { webhookSecretProblem } from "../alerts/webhook-secret-problem.js";
 import type { RetentionClient } from "../api/client.js";
 import { openRuntime } from "../app/runtime.js";
 import { loadConfig } from "../config/load-config.js";
@@ -133,6 +134,12 @@ function checkStatePath(config: Config, report: CheckReport): void {
   }
 }
 
+/** The webhook receiver on with no signing secret answers every delivery 401: a setting to fix, not a pass. */
+function checkWebhookSecrets(config: Config, report: CheckReport): void {
+  const problem = webhookSecretProblem(config);
+  if (problem) report.fail("config", `${problem.charAt(0).toUpperCase()}${problem.slice(1)}`);
+}
+
 /** `check`: verifies config, key, Slack and files; prints one ✓/✗ line per check. */
 export async function run(io: CommandIO): Promise<ExitCode> {
   const { values } = parseCommandFlags("check", io, { ...CONFIG_FLAG });
@@ -154,6 +161,7 @@ export async function run(io: CommandIO): Promise<ExitCode> {
   }
   const source = values.config ?? io.env.RETENTION_SYNC_CONFIG;
   report.pass(`Configuration valid (${source ? `file ${source} + environment` : "environment only, no config file"})`);
+  checkWebhookSecrets(config, report);
 
   const missing: string[] = [];
   if (!config.api.url) missing.push("RETENTION_API_URL (api.url)");

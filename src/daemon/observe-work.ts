@@ -60,7 +60,13 @@ export function observeQueued(metrics: Metrics, count: number): void {
 }
 
 /** The "needs operator" topics a reconcile sets, as metric labels. */
-const OPERATOR_TOPICS = ["mass_archive_guard", "stale_export", "read_only_key", "reconcile_config"] as const;
+const OPERATOR_TOPICS = [
+  "mass_archive_guard",
+  "stale_export",
+  "read_only_key",
+  "reconcile_config",
+  "webhook_secret",
+] as const;
 type OperatorTopic = (typeof OPERATOR_TOPICS)[number];
 
 function setNeedsOperator(metrics: Metrics, health: HealthMonitor | undefined, topic: OperatorTopic, note?: string) {
@@ -71,6 +77,11 @@ function setNeedsOperator(metrics: Metrics, health: HealthMonitor | undefined, t
 /** The read-only key warning of `run` at start: /readyz and the metric say it until a reconcile passes the scope check. */
 export function observeReadOnlyKey(metrics: Metrics, health: HealthMonitor, note: string): void {
   setNeedsOperator(metrics, health, "read_only_key", note);
+}
+
+/** The webhook receiver is on with no signing secret (it refuses every delivery): said from start until the config changes. */
+export function observeWebhookSecretMissing(metrics: Metrics, health: HealthMonitor, note: string): void {
+  setNeedsOperator(metrics, health, "webhook_secret", note);
 }
 
 /** A reconcile that failed on its configuration (a read-only key, an unusable roster file): a note for the operator. */

@@ -33,9 +33,15 @@ const CONFIG = [
   "",
 ].join("\n");
 
-async function start(extra: Record<string, string>) {
+/** Alerts on, with the webhook receiver on a free loopback port. */
+const WEBHOOK_ON = CONFIG.replace(
+  "alerts:\n  enabled: false\n",
+  "alerts:\n  enabled: true\n  webhook: { enabled: true, host: 127.0.0.1, port: 0 }\n",
+);
+
+async function start(extra: Record<string, string>, config = CONFIG) {
   const logs = captureStream();
-  const configFile = await world.files.write("config.yaml", CONFIG);
+  const configFile = await world.files.write("config.yaml", config);
   const env = daemonEnv(world, `operator-${Date.now()}`, {
     SLACK_OPS_CHANNEL: "#retention-ops",
     LOG_LEVEL: "info",
@@ -98,6 +104,27 @@ describe("run and the operator", () => {
     expect(await (await fetch(`${daemon.opsUrl}/readyz`)).text()).not.toContain("needs operator");
     expect(await (await fetch(`${daemon.opsUrl}/metrics`)).text()).toContain(
       'retention_sync_needs_operator{reason="mass_archive_guard"} 0',
+    );
+  });
+
+  it("a webhook receiver with no signing secret: /readyz and the metric say needs operator, naming the variable to set", async () => {
+    const { daemon, logs } = await start({}, WEBHOOK_ON);
+    const ready = await fetch(`${daemon.opsUrl}/readyz`);
+    const body = await ready.text();
+    expect(body).toMatch(
+      /needs operator: the webhook receiver is on \(alerts\.webhook\.enabled\) but has no signing secret, so every delivery is refused \(401\): set RETENTION_WEBHOOK_SECRETS \(alerts\.webhook\.secrets\)/,
+    );
+    expect(await (await fetch(`${daemon.opsUrl}/metrics`)).text()).toContain(
+      'retention_sync_needs_operator{reason="webhook_secret"} 1',
+    );
+    expect(logs.text()).toMatch(/"level":40.*the webhook receiver is on .* but has no signing secret/);
+  });
+
+  it("a webhook receiver with a signing secret has no such note", async () => {
+    const { daemon } = await start({ RETENTION_WEBHOOK_SECRETS: "whsec_configured_for_the_test" }, WEBHOOK_ON);
+    expect(await (await fetch(`${daemon.opsUrl}/readyz`)).text()).not.toContain("webhook");
+    expect(await (await fetch(`${daemon.opsUrl}/metrics`)).text()).not.toContain(
+      'retention_sync_needs_operator{reason="webhook_secret"} 1',
     );
   });
 
