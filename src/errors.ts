@@ -1,3 +1,5 @@
+import { problemKind, scrubHint } from "./scrub-text.js";
+
 /**
  * The one error hierarchy of retention-sync. Callers branch on the class or on `code`,
  * never on message text. Every error knows the process exit code it maps to (DESIGN.md).
@@ -185,13 +187,21 @@ export class ApiResponseError extends RetentionSyncError {
   }
 }
 
-/** The HRIS roster file cannot be used at all (unreadable, no header, missing required column). */
+/**
+ * The HRIS roster file cannot be used at all (unreadable, no header, missing required column).
+ * The message may quote the file (a header, a first line): it is scrubbed (`scrubHint`), since the
+ * file may not be an export at all but an env file with keys in it. `problem` is the kind of
+ * problem alone, with nothing of the file, for /readyz.
+ */
 export class RosterFileError extends RetentionSyncError {
   readonly exitCode = EXIT_USAGE;
   readonly file: string;
+  /** `has no profile URL column`, `cannot be read`: the words before any detail or excerpt. */
+  readonly problem: string;
   constructor(file: string, message: string, options?: { cause?: unknown }) {
-    super(`Roster file ${file}: ${message}`, options);
+    super(`Roster file ${file}: ${scrubHint(message)}`, options);
     this.file = file;
+    this.problem = problemKind(message);
   }
 }
 

@@ -84,10 +84,20 @@ export function observeWebhookSecretMissing(metrics: Metrics, health: HealthMoni
   setNeedsOperator(metrics, health, "webhook_secret", note);
 }
 
-/** A reconcile that failed on its configuration (a read-only key, an unusable roster file): a note for the operator. */
+/**
+ * A reconcile that failed on its configuration (a read-only key, an unusable roster file): a note
+ * for the operator. /readyz answers anyone who can reach the ops port, so a roster file's note
+ * names the file and the kind of problem only, never a line of it (the file may be an env file
+ * full of keys); the details are in the logs and in `retention-sync check`.
+ */
 export function observeReconcileFailure(metrics: Metrics, health: HealthMonitor, error: unknown): void {
-  if (!(error instanceof ConfigError || error instanceof RosterFileError)) return;
-  const readOnly = error instanceof ConfigError && error.issues.some((i) => /read-only/.test(i.message));
+  if (error instanceof RosterFileError) {
+    const note = `reconcile: the roster file ${error.file} cannot be used (${error.problem}); the daemon's log and retention-sync check say why`;
+    setNeedsOperator(metrics, health, "reconcile_config", note);
+    return;
+  }
+  if (!(error instanceof ConfigError)) return;
+  const readOnly = error.issues.some((i) => /read-only/.test(i.message));
   setNeedsOperator(metrics, health, readOnly ? "read_only_key" : "reconcile_config", `reconcile: ${error.message}`);
 }
 

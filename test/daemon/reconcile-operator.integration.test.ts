@@ -6,8 +6,10 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type ConfiguredDaemon, startConfiguredDaemon } from "../../src/app/configured-daemon.js";
 import { loadConfig } from "../../src/config/load-config.js";
+import { runCli } from "../cli/cli-harness.js";
 import { captureStream } from "../helpers/capture-stream.js";
 import { type DaemonWorld, daemonEnv, startDaemonWorld } from "../helpers/daemon-world.js";
+import { registerSecret } from "../helpers/known-secrets.js";
 import { makePeople, toCsv } from "../helpers/roster-files.js";
 
 let world: DaemonWorld;
@@ -126,6 +128,44 @@ describe("run and the operator", () => {
     expect(await (await fetch(`${daemon.opsUrl}/metrics`)).text()).not.toContain(
       'retention_sync_needs_operator{reason="webhook_secret"} 1',
     );
+  });
+
+  it("a roster file that is an env file: /readyz shows the file and the kind of problem only; the log and the CLI mask the values", async () => {
+    const secrets = {
+      RETENTION_API_KEY: "rk_live_0a1b2c3d4e5f60718293a4b5c6d7e8f9",
+      SLACK_BOT_TOKEN: "xoxb-3333-4444-qrstuvwxyzabcdef",
+      PGPASSWORD: "staple-battery-horse-correct",
+    };
+    for (const [name, value] of Object.entries(secrets)) registerSecret(value, `made-up ${name} in an env file`);
+    const envFile = await world.files.write(
+      "retention.env",
+      `${Object.entries(secrets)
+        .map(([name, value]) => `${name}=${value}`)
+        .join("\n")}\n`,
+    );
+    const { daemon, logs } = await start({ HRIS_ROSTER_FILE: envFile });
+    await daemon.reconcileNow();
+    const body = await (await fetch(`${daemon.opsUrl}/readyz`)).text();
+    expect(body).toContain(
+      `needs operator: reconcile: the roster file ${envFile} cannot be used (has no profile URL column); the daemon's log and retention-sync check say why`,
+    );
+    expect(await (await fetch(`${daemon.opsUrl}/metrics`)).text()).toContain(
+      'retention_sync_needs_operator{reason="reconcile_config"} 1',
+    );
+    const cli = await runCli(["reconcile", "--dry-run", "--file", envFile], {
+      ...daemonEnv(world, `operator-cli-${Date.now()}`),
+      LOG_LEVEL: "silent",
+    });
+    expect(cli.code).toBe(2);
+    expect(cli.stderr).toContain('Found columns: "RETENTION_API_KEY=[masked]"');
+    expect(logs.text()).toContain("RETENTION_API_KEY=[masked]");
+    for (const [name, value] of Object.entries(secrets)) {
+      expect(body).not.toContain(name);
+      for (const shown of [body, logs.text(), cli.stdout, cli.stderr]) {
+        expect(shown).not.toContain(value);
+        expect(shown).not.toContain(value.slice(0, 12));
+      }
+    }
   });
 
   it("posts the report of one export once, however often it is reconciled", async () => {
