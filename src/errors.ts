@@ -199,10 +199,26 @@ export class RosterFileError extends RetentionSyncError {
   /** `has no profile URL column`, `cannot be read`: the words before any detail or excerpt. */
   readonly problem: string;
   constructor(file: string, message: string, options?: { cause?: unknown }) {
-    super(`Roster file ${file}: ${scrubHint(message)}`, options);
+    super(
+      `Roster file ${file}: ${scrubHint(message)}`,
+      options?.cause === undefined ? undefined : { cause: quietCause(options.cause) },
+    );
     this.file = file;
     this.problem = problemKind(message);
   }
+}
+
+/**
+ * The cause of a RosterFileError as the logs may show it (pino prints causes): a system error
+ * (ENOENT, EACCES: a path, no content) as it is; any other, such as a JSON parser's error that
+ * quotes the start of a line, with its quoted excerpts dropped and the rest scrubbed.
+ */
+function quietCause(cause: unknown): unknown {
+  if (!(cause instanceof Error)) return scrubHint(String(cause)).replace(/"[^"\n]*"(\.\.\.)?/g, '"..."');
+  if (typeof (cause as NodeJS.ErrnoException).syscall === "string") return cause;
+  const quiet = new Error(scrubHint(cause.message).replace(/"[^"\n]*"(\.\.\.)?/g, '"..."'));
+  quiet.name = cause.name;
+  return quiet;
 }
 
 /** The state store failed (disk full, locked or corrupt database). */

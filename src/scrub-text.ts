@@ -13,9 +13,12 @@ const ASSIGNMENT = /\b([A-Za-z_][A-Za-z0-9_.-]*)(\s*=\s*)("[^"]*"?|'[^']*'?|[^\s
 /** `password: value`, `"token": "value"` (YAML, JSON): the value of a secret-named key. */
 const SECRET_PAIR =
   /\b([A-Za-z0-9_.-]*(?:key|token|secret|password|passwd|pwd|credential)s?["']?)(\s*:\s*)("[^"]*"?|'[^']*'?|[^\s"',;)]+)/gi;
-/** Token formats: Slack, webhook secrets, API keys of common services, bearer tokens, private keys. */
+/**
+ * Token formats (Slack, webhook secrets, API keys of common services, bearer tokens, private
+ * keys), their first characters too: a parser's error quotes the start of a line.
+ */
 const TOKEN =
-  /\b(?:xox[a-z]-[A-Za-z0-9-]+|xapp-[A-Za-z0-9-]+|whsec_[A-Za-z0-9_]+|(?:rk|sk|pk|rsk)_[A-Za-z0-9_]{6,}|gh[pousr]_[A-Za-z0-9]{10,}|AKIA[A-Z0-9]{12,}|eyJ[A-Za-z0-9_-]{10,}(?:\.[A-Za-z0-9_-]+)*)|\bBearer\s+\S+|-----BEGIN [A-Z ]*PRIVATE KEY-----/g;
+  /\b(?:xox[a-z]-[A-Za-z0-9-]+|xapp-[A-Za-z0-9-]+|whsec_[A-Za-z0-9_]+|(?:rk|sk|pk|rsk)_[A-Za-z0-9_]{4,}|gh[pousr]_[A-Za-z0-9]{4,}|AKIA[A-Z0-9]{4,}|eyJ[A-Za-z0-9_-]{4,}(?:\.[A-Za-z0-9_-]+)*)|\bBearer\s+\S+|-----BEGIN [A-Z ]*PRIVATE KEY-----/g;
 /** `scheme://user:password@host`: the password. */
 const URL_PASSWORD = /(\/\/[^/:@\s"']*:)[^@/\s"']*@/g;
 /** Runs of 24 or more token characters mixing letters and digits: keys, hashes, session ids. */

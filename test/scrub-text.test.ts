@@ -29,6 +29,9 @@ describe("scrubHint: a file's excerpt in an error, without what looks like a sec
     expect(scrubbed).toContain('"RETENTION_API_KEY=[masked]"');
     expect(scrubbed).toContain("PGPASSWORD=[masked]");
     expect(scrubbed).toContain("postgres://app:[masked]@db:5432/state");
+    // A JSON parser quotes the first ten characters of a line: a token's start is masked too.
+    expect(scrubHint(`Unexpected token 'x', "xoxb-1111-"... is not valid JSON`)).not.toContain("xoxb-1111");
+    expect(scrubHint(`Unexpected token 'g', "ghp_a1b2c3"... is not valid JSON`)).not.toContain("ghp_a1b2c3");
   });
 
   it("leaves a real export's words alone and cuts long quoted excerpts", () => {

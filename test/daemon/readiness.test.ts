@@ -14,8 +14,10 @@ import {
   RosterFileError,
   ServerError,
 } from "../../src/errors.js";
+import { createLogger } from "../../src/logger.js";
 import { readRoster, rosterReadOptions } from "../../src/roster/read-roster.js";
 import type { ReconcileReport } from "../../src/roster/report.js";
+import { captureStream } from "../helpers/capture-stream.js";
 import { registerSecret } from "../helpers/known-secrets.js";
 
 const STALE = 60_000;
@@ -172,8 +174,8 @@ const ENV_SECRETS = {
 for (const [name, value] of Object.entries(ENV_SECRETS)) registerSecret(value, `made-up ${name} of an env file`);
 const envLines = Object.entries(ENV_SECRETS).map(([name, value]) => `${name}=${value}`);
 
-async function rosterError(text: string): Promise<RosterFileError> {
-  const file = join(mkdtempSync(join(tmpdir(), "rs-env-roster-")), "hris.csv");
+async function rosterError(text: string, name = "hris.csv"): Promise<RosterFileError> {
+  const file = join(mkdtempSync(join(tmpdir(), "rs-env-roster-")), name);
   writeFileSync(file, text);
   try {
     await readRoster(rosterReadOptions(configSchema.parse({}).roster, file, new Date()));
@@ -212,4 +214,13 @@ describe("a roster file that is an env file", () => {
       }
     },
   );
+
+  it("read as NDJSON: the log line of the failure shows no excerpt of the file, the parser's cause included", async () => {
+    const tokenFirst = `${ENV_SECRETS.SLACK_BOT_TOKEN}\n${envLines.join("\n")}\n`;
+    const error = await rosterError(tokenFirst, "hris.ndjson");
+    const logs = captureStream();
+    createLogger({ destination: logs.stream }).error({ err: error }, "job failed");
+    expect(logs.text()).toContain("is not valid JSON");
+    expect(logs.text()).not.toContain(ENV_SECRETS.SLACK_BOT_TOKEN.slice(0, 10));
+  });
 });
