@@ -287,15 +287,14 @@ export async function reconcileOnce(deps: ReconcileDeps, options: ReconcileOptio
     // so a run cut short and finished by the next one decides the same; a hold ended here has its
     // person planned as usual (a track now, or by the next run after a crash).
     await settleKeptUntracked(store, { record: settled.record, end: settled.ended });
-    const lift = plan.guardLifted && approval ? { by: approval, means: APPROVAL_MEANS[approval] } : undefined;
-    if (plan.guardLifted && lift) {
-      logger.warn(
-        { component: "reconcile", guardLifted: { ...lift, archives: plan.guardLifted.archives } },
-        guardLiftedMessage({ ...plan.guardLifted, ...lift }),
-      );
-    }
+    // An approval that let archives over the limit through is logged and journaled with the apply.
+    const lifted = plan.guardLifted;
+    const lift =
+      lifted && approval ? { by: approval, means: APPROVAL_MEANS[approval], archives: lifted.archives } : undefined;
+    if (lifted && lift)
+      logger.warn({ component: "reconcile", guardLifted: lift }, guardLiftedMessage({ ...lifted, ...lift }));
     applied = await applyPlan(steps, {
-      ...(plan.guardLifted && lift ? { guardLifted: { ...lift, archives: plan.guardLifted.archives } } : {}),
+      ...(lift ? { guardLifted: lift } : {}),
       client,
       journal: journalNs,
       logger,
