@@ -259,6 +259,20 @@ export const configSchema = z.strictObject({
         })
         .prefault({}),
     })
+    .superRefine((alerts, ctx) => {
+      // A delivery is accepted while its signature is within the tolerance; its id must be
+      // remembered at least that long, or a replay after the id expired is posted again.
+      if (alerts.dedupeRetention < alerts.webhook.toleranceSeconds) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["dedupeRetention"],
+          message:
+            `alerts.dedupeRetention (${alerts.dedupeRetention} s) must be at least alerts.webhook.toleranceSeconds ` +
+            `(${alerts.webhook.toleranceSeconds} s): a webhook delivery replayed after its id is forgotten but within ` +
+            "the signature tolerance would be posted again. Raise dedupeRetention (default 30d) or lower toleranceSeconds",
+        });
+      }
+    })
     .prefault({}),
   roster: z
     .strictObject({
