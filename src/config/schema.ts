@@ -83,7 +83,6 @@ export const routeSchema = z.strictObject({
 });
 export type AlertRoute = z.infer<typeof routeSchema>;
 
-const columnName = z.string().min(1);
 const slackUserId = z.string().regex(/^[UW][A-Z0-9]{2,30}$/, "expected a Slack user id like U0123ABCD");
 const slackUsergroupId = z.string().regex(/^S[A-Z0-9]{2,30}$/, "expected a Slack user group id like S0123ABCD");
 

@@ -181,7 +181,9 @@ describe("retention-sync check", () => {
     const bamboo = fixturePath("bamboohr", "custom-report.json");
     const named = await runCli(["check", "--config", file], env({ HRIS_ROSTER_FILE: bamboo }));
     expect(named.code).toBe(2);
-    expect(named.stdout).toContain('has a status key that the mapping does not read: "employmentHistoryStatus" looks like a status or an end date');
+    expect(named.stdout).toContain(
+      'has a status key that the mapping does not read: "employmentHistoryStatus" looks like a status or an end date',
+    );
     expect(named.stdout).toContain("the file looks like BambooHR");
     expect(named.stdout).toContain("roster.mapping: bamboohr (or auto) reads it");
   });

@@ -188,7 +188,9 @@ describe("the unread-status guard: a status-like field nobody reads refuses the 
 
   it("names the key, where it is, and both fixes (JSON)", async () => {
     const message = await refusal("guard.json", bamboo, { mapping: { profileUrl: ["linkedIn"] } });
-    expect(message).toContain('has a status key that the mapping does not read: "employmentHistoryStatus" looks like a status or an end date');
+    expect(message).toContain(
+      'has a status key that the mapping does not read: "employmentHistoryStatus" looks like a status or an end date',
+    );
     expect(message).toContain("record 1");
     expect(message).toContain('status: ["employmentHistoryStatus"]');
     expect(message).toContain("roster.ignoreColumns");
