@@ -16,6 +16,7 @@ import {
 } from "./errors.js";
 import { secretScrubber } from "./logger.js";
 import { packageVersion } from "./package-version.js";
+import { SOURCE_SECRET_ENV } from "./roster/sources/source-secrets.js";
 
 interface CommandEntry {
   readonly summary: string;
@@ -124,6 +125,7 @@ function secretsFromEnv(env: NodeJS.ProcessEnv): string[] {
     ...(env.RETENTION_WEBHOOK_SECRETS ?? "").split(","),
     env.PGPASSWORD,
     statePassword(env.RETENTION_SYNC_STATE),
+    ...SOURCE_SECRET_ENV.map((name) => env[name]),
   ];
   return values.map((v) => v?.trim() ?? "").filter((v) => v.length > 0);
 }

@@ -221,6 +221,25 @@ function quietCause(cause: unknown): unknown {
   return quiet;
 }
 
+/**
+ * Pulling the roster from the HRIS failed or was cut short (a 5xx, a cut body, a page that never
+ * came): nothing is reconciled, nobody is archived, and the next schedule tries again.
+ */
+export class RosterPullError extends RetentionSyncError {
+  readonly exitCode: ExitCode = EXIT_RUNTIME;
+  /** The source (`https`, `bamboohr`, `merge`, `sftp`). */
+  readonly source: string;
+  constructor(source: string, message: string, options?: { cause?: unknown }) {
+    super(`Roster source ${source}: ${scrubHint(message)}`, options);
+    this.source = source;
+  }
+}
+
+/** The HRIS refused the credential (401, 403, a rejected SSH key or host key): the operator must fix it. */
+export class RosterSourceAuthError extends RosterPullError {
+  override readonly exitCode: ExitCode = EXIT_USAGE;
+}
+
 /** The state store failed (disk full, locked or corrupt database). */
 export class StoreError extends RetentionSyncError {
   readonly exitCode = EXIT_RUNTIME;

@@ -23,6 +23,7 @@ import { canWrite, READ_ONLY_FIX } from "../roster/key-scopes.js";
 import { postReconcileReport } from "../roster/post-report.js";
 import { hasInterruptedReconcile } from "../roster/reconcile-journal.js";
 import { reconcileOnce } from "../roster/reconcile-once.js";
+import { rosterOrigin, rosterPuller } from "../roster/sources/roster-puller.js";
 import { createShutdownController } from "../timers.js";
 import { openRuntime } from "./runtime.js";
 
@@ -104,8 +105,11 @@ export async function startConfiguredDaemon(
       observeWebhookSecretMissing(metrics, health, webhookProblem);
     }
 
-    const rosterFile = config.roster.enabled ? config.roster.file : undefined;
     const reconcileLogger = logger.child({ component: "reconcile" });
+    // A pull source (roster.source) wins over roster.file: each run pulls the export first.
+    const pullExport = config.roster.enabled ? rosterPuller(config, io.env, reconcileLogger, metrics) : undefined;
+    const rosterFile = config.roster.enabled && pullExport === undefined ? config.roster.file : undefined;
+    const rosterFrom = pullExport ? rosterOrigin(config) : rosterFile && `roster file ${rosterFile}`;
     // A reconcile cut short by a crash (or by a leader's failover) is finished when the lead
     // begins, not left half-applied until the schedule.
     const runOnStart = async () => {
@@ -116,14 +120,14 @@ export async function startConfiguredDaemon(
       }
       return resume;
     };
-    if (rosterFile !== undefined) {
+    if (rosterFrom) {
       // Scopes first: a read-only key is said at start, not at the first scheduled reconcile. In the
       // background: a slow or unreachable service must not hold up the ops server.
       void runtime.client
         .me()
         .then((me) => {
           if (canWrite(me)) return;
-          const note = `reconciliation is on (roster file ${rosterFile}) but the API key is read-only: ${READ_ONLY_FIX}`;
+          const note = `reconciliation is on (${rosterFrom}) but the API key is read-only: ${READ_ONLY_FIX}`;
           logger.warn({ scopes: me.scopes }, note);
           observeReadOnlyKey(metrics, health, note);
         })
@@ -134,15 +138,21 @@ export async function startConfiguredDaemon(
           ),
         );
     }
-    const reconcile: DaemonDeps["reconcile"] = rosterFile
+    const reconcile: DaemonDeps["reconcile"] = rosterFrom
       ? {
           schedule: config.roster.schedule,
           timezone: config.roster.timezone,
           runOnStart,
           async run(signal) {
             const report = await reconcileOnce(
-              { config, client: runtime.bulkClient, store, logger: reconcileLogger },
-              { file: rosterFile, signal },
+              {
+                config,
+                client: runtime.bulkClient,
+                store,
+                logger: reconcileLogger,
+                ...(pullExport ? { pullExport } : {}),
+              },
+              { ...(rosterFile ? { file: rosterFile } : {}), signal },
             ).catch((error: unknown) => {
               observeReconcileFailure(metrics, health, error);
               throw error;
@@ -155,7 +165,7 @@ export async function startConfiguredDaemon(
           },
         }
       : undefined;
-    if (!rosterFile) logger.info("no roster file configured (HRIS_ROSTER_FILE): roster reconciliation is off");
+    if (!rosterFrom) logger.info("no roster file configured (HRIS_ROSTER_FILE): roster reconciliation is off");
 
     // Replicas: events any replica accepted wait in the shared inbox; the leader looks every second
     // and drains it when some wait (a standby's receiver cannot tell the leader).

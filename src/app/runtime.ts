@@ -9,6 +9,7 @@ import type { Config } from "../config/schema.js";
 import { type DeliveryOptions, DeliveryService } from "../delivery/delivery-service.js";
 import { ConfigError, type ConfigIssue } from "../errors.js";
 import { createLogger, type Logger } from "../logger.js";
+import { sourceSecretValues } from "../roster/sources/source-secrets.js";
 import { createSlackWebClient, webClientPoster } from "../slack/slack-poster.js";
 import { type Fence, openStateStore, postgresUrlPassword, type StateStore } from "../store/state-store.js";
 
@@ -103,6 +104,7 @@ export function configSecrets(config: Config, env: NodeJS.ProcessEnv = {}): stri
     config.slack.interactivity.signingSecret,
     ...config.alerts.webhook.secrets,
     ...passwords,
+    ...sourceSecretValues(config.roster.source, env),
   ].filter((s): s is string => typeof s === "string" && s.length > 0);
 }
 

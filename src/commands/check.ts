@@ -14,9 +14,12 @@ import {
   PermissionError,
   RetentionSyncError,
   RosterFileError,
+  RosterPullError,
 } from "../errors.js";
 import { problemPlace, ROW_ERROR_REASONS, type RowProblemReason } from "../roster/collect-roster-rows.js";
-import { readRoster, rosterReadOptions } from "../roster/read-roster.js";
+import { type RosterFile, readRoster, rosterReadOptions } from "../roster/read-roster.js";
+import { sourceFacts } from "../roster/report-text.js";
+import { rosterPuller } from "../roster/sources/roster-puller.js";
 import { checkInteractivity } from "./check-interactivity.js";
 import { CheckReport } from "./check-report.js";
 import { checkSlack } from "./check-slack.js";
@@ -72,45 +75,63 @@ const EXCLUDED_WORDS: Partial<Record<RowProblemReason, string>> = {
  * refuse fails here, and one it reads is summed up: rows in scope, rows left out and rows broken,
  * by reason, with the first broken rows' lines.
  */
-async function checkRosterFile(config: Config, report: CheckReport, now: Date): Promise<void> {
+async function checkRosterFile(config: Config, report: CheckReport, now: Date, env: NodeJS.ProcessEnv): Promise<void> {
   if (!config.roster.enabled) {
     report.note("roster reconciliation off (roster.enabled: false)");
     return;
   }
-  const file = config.roster.file;
-  if (!file) {
-    report.note("roster reconciliation off: no roster file (HRIS_ROSTER_FILE / roster.file)");
+  const pull = rosterPuller(config, env);
+  const configured = config.roster.file;
+  if (!pull && !configured) {
+    report.note("roster reconciliation off: no roster file (HRIS_ROSTER_FILE / roster.file) and no roster.source");
     return;
   }
   try {
-    const roster = await readRoster(rosterReadOptions(config.roster, file, now));
-    const counts = new Map<RowProblemReason, number>();
-    for (const p of roster.problems) counts.set(p.reason, (counts.get(p.reason) ?? 0) + 1);
-    const left = [...counts]
-      .filter(([reason]) => !ROW_ERROR_REASONS.has(reason))
-      .map(([reason, n]) => `${EXCLUDED_WORDS[reason] ?? reason} ${n}`);
-    const broken = [...counts].filter(([reason]) => ROW_ERROR_REASONS.has(reason));
-    const brokenRows = broken.reduce((sum, [, n]) => sum + n, 0);
-    const details = [
-      `${roster.people.length} in scope${left.length > 0 ? `; not in scope: ${left.join(", ")}` : ""}`,
-      brokenRows === 0
-        ? "no broken rows"
-        : `broken rows: ${brokenRows} (${broken.map(([reason, n]) => `${reason} ${n}`).join(", ")}); reconcile reports them and leaves those people as they are`,
-      ...roster.problems
-        .filter((p) => ROW_ERROR_REASONS.has(p.reason))
-        .slice(0, 5)
-        .map((p) => `${problemPlace(p)}: ${p.reason}: ${p.message}`),
-      `read as ${roster.mapping.title}: ${roster.mapping.how}`,
-      ...roster.notices.map((n) => `note: ${n}`),
-    ];
+    // A pull source is pulled once, as a reconcile run would, and its export read like a file.
+    const pulled = pull ? await pull() : undefined;
+    if (pulled) {
+      report.pass(`Roster source ${config.roster.source.type} pulled ${pulled.origin}`, [sourceFacts(pulled.facts)]);
+    }
+    const file = pulled?.file ?? (configured as string);
+    const options = rosterReadOptions(config.roster, file, now);
+    const roster = await readRoster(
+      pulled && pulled.format !== "auto" ? { ...options, format: pulled.format } : options,
+    );
     report.pass(
-      `Roster file ${file} parses: ${roster.rowCount} rows (${roster.format}, mapping ${roster.mapping.preset})`,
-      details,
+      `Roster ${pulled ? "export" : `file ${file}`} parses: ${roster.rowCount} rows (${roster.format}, mapping ${roster.mapping.preset})`,
+      rosterSummary(roster),
     );
   } catch (error) {
+    if (error instanceof RosterPullError) {
+      report.fail(error.exitCode === EXIT_USAGE ? "config" : "runtime", error.message);
+      return;
+    }
     if (!(error instanceof RosterFileError)) throw error;
-    report.fail("config", `${error.message} (HRIS_ROSTER_FILE)`);
+    report.fail("config", `${error.message}${pull ? "" : " (HRIS_ROSTER_FILE)"}`);
   }
+}
+
+/** Rows in scope, left out and broken, by reason, with the first broken rows' places. */
+function rosterSummary(roster: RosterFile): string[] {
+  const counts = new Map<RowProblemReason, number>();
+  for (const p of roster.problems) counts.set(p.reason, (counts.get(p.reason) ?? 0) + 1);
+  const left = [...counts]
+    .filter(([reason]) => !ROW_ERROR_REASONS.has(reason))
+    .map(([reason, n]) => `${EXCLUDED_WORDS[reason] ?? reason} ${n}`);
+  const broken = [...counts].filter(([reason]) => ROW_ERROR_REASONS.has(reason));
+  const brokenRows = broken.reduce((sum, [, n]) => sum + n, 0);
+  return [
+    `${roster.people.length} in scope${left.length > 0 ? `; not in scope: ${left.join(", ")}` : ""}`,
+    brokenRows === 0
+      ? "no broken rows"
+      : `broken rows: ${brokenRows} (${broken.map(([reason, n]) => `${reason} ${n}`).join(", ")}); reconcile reports them and leaves those people as they are`,
+    ...roster.problems
+      .filter((p) => ROW_ERROR_REASONS.has(p.reason))
+      .slice(0, 5)
+      .map((p) => `${problemPlace(p)}: ${p.reason}: ${p.message}`),
+    `read as ${roster.mapping.title}: ${roster.mapping.how}`,
+    ...roster.notices.map((n) => `note: ${n}`),
+  ];
 }
 
 /** Postgres state: the database answers and the role may create or use the tables (opening the store proves both). */
@@ -197,7 +218,7 @@ export async function run(io: CommandIO): Promise<ExitCode> {
         await slack.close();
       }
     }
-    await checkRosterFile(config, report, new Date());
+    await checkRosterFile(config, report, new Date(), io.env);
     if (config.state.url) await checkStateDatabase(config, io, report);
     else checkStatePath(config, report);
   } catch (error) {

@@ -8,6 +8,7 @@ import { type ReconcileDeps, type ReconcileOptions, reconcileOnce } from "../ros
 import type { ReconcileReport } from "../roster/report.js";
 import { renderReportText } from "../roster/report-text.js";
 import { PlanFileError, parseSavedPlan, type SavedPlan } from "../roster/saved-plan.js";
+import { rosterPuller } from "../roster/sources/roster-puller.js";
 import { writePrivateFile } from "../write-private-file.js";
 import { CONFIG_FLAG, type CommandIO, parseCommandFlags } from "./command-io.js";
 
@@ -61,18 +62,31 @@ export async function run(io: CommandIO): Promise<ExitCode> {
   if (saved && values.file !== undefined && resolve(values.file) !== resolve(saved.plan.file)) {
     throw new UsageError(`reconcile: the plan ${saved.path} is for ${saved.plan.file}, not ${values.file}`);
   }
-  const file = saved?.plan.file ?? values.file ?? config.roster.file;
-  if (!file) throw new UsageError("reconcile: no roster file; pass --file PATH or set HRIS_ROSTER_FILE (roster.file)");
+  // A pull source (roster.source) is pulled again for every run, --plan included; --file reads a file instead.
+  const pulls = values.file === undefined && config.roster.source.type !== "file";
+  const file = pulls ? undefined : (saved?.plan.file ?? values.file ?? config.roster.file);
+  if (!pulls && !file) {
+    throw new UsageError(
+      "reconcile: no roster file; pass --file PATH, set HRIS_ROSTER_FILE (roster.file), or set roster.source to pull it",
+    );
+  }
   const outPath = values.out;
   const wantSlack = !dryRun && config.slack.opsChannel !== undefined && config.slack.token !== undefined;
   const runtime = await openRuntime(config, io, { client: true, store: true, slack: wantSlack, delivery: wantSlack });
   try {
     const tty = (io.stderr as NodeJS.WriteStream).isTTY === true && !values.json;
+    const pullExport = pulls ? rosterPuller(config, io.env, runtime.logger) : undefined;
     const report = await reconcileOnce(
-      { config, client: runtime.bulkClient, store: runtime.store, logger: runtime.logger },
+      {
+        config,
+        client: runtime.bulkClient,
+        store: runtime.store,
+        logger: runtime.logger,
+        ...(pullExport ? { pullExport } : {}),
+      },
       {
         // The plan file names the export by its absolute path: --plan finds it from anywhere.
-        file: outPath !== undefined ? resolve(file) : file,
+        ...(file === undefined ? {} : { file: outPath !== undefined ? resolve(file) : file }),
         dryRun,
         allowMassArchive: values["allow-mass-archive"] === true,
         ...(saved ? { savedPlan: saved } : {}),

@@ -92,7 +92,8 @@ export function knownKeysAt(schema: z.ZodType, path: readonly PathSegment[]): st
  * Postgres URL may carry a password. A problem with such an option never shows its value, whatever
  * its type (a number, a list, an object), and no echoed value shows one nested inside it.
  */
-const SECRET_NAME = /(key|keys|token|tokens|secret|secrets|password|passwd|passphrase|credential|credentials|dsn)$/i;
+const SECRET_NAME =
+  /(key|keys|keyfile|token|tokens|secret|secrets|password|passwd|passphrase|credential|credentials|dsn)$/i;
 const SECRET_DOTTED = /^state\.url$/;
 /** The password of a URL's `user:password@`. */
 const URL_PASSWORD = /(\/\/[^/:@\s"]*:)[^@/\s"]*@/g;

@@ -161,6 +161,87 @@ export const columnMappingSchema = z
   });
 export type ColumnMapping = z.infer<typeof columnMappingSchema>;
 
+/** An HRIS address: HTTPS, or plain HTTP to this machine only (local fakes and tests). */
+const pullUrl = z
+  .url({ protocol: /^https?$/ })
+  .refine(
+    (text) => text.startsWith("https:") || /^http:\/\/(localhost|127(\.\d{1,3}){3}|\[::1\])(:\d+)?(\/|$)/i.test(text),
+    "expected an https:// URL (plain http:// only to this machine, for a local fake)",
+  );
+
+/** What every pull source shares: how long a request may take, and how large an export may be. */
+const pullLimits = {
+  /** Per request: until the answer starts, and between two parts of it. */
+  timeoutSeconds: durationSeconds.default(60),
+  /** The largest export (or page) read; a larger one fails the pull. */
+  maxBytes: z
+    .number()
+    .int()
+    .min(1024)
+    .default(512 * 1024 * 1024),
+};
+
+/**
+ * `roster.source`: where the export comes from. `file` reads `roster.file`; the others pull it.
+ * Secrets come from the environment variables named in config/default.yaml, else from here.
+ */
+export const rosterSourceSchema = z
+  .discriminatedUnion("type", [
+    z.strictObject({ type: z.literal("file") }),
+    z.strictObject({
+      type: z.literal("https"),
+      url: pullUrl,
+      username: z.string().min(1).optional(),
+      /** HRIS_PASSWORD. */
+      password: z.string().min(1).optional(),
+      /** HRIS_TOKEN: sent as a Bearer token instead of Basic auth. */
+      token: z.string().min(1).optional(),
+      format: z.enum(["auto", "json", "csv"]).default("auto"),
+      ...pullLimits,
+    }),
+    z.strictObject({
+      type: z.literal("bamboohr"),
+      companyDomain: z
+        .string()
+        .regex(/^[A-Za-z0-9][A-Za-z0-9-]*$/, "expected the company's BambooHR subdomain, e.g. acme"),
+      /** BAMBOOHR_API_KEY. */
+      apiKey: z.string().min(1).optional(),
+      baseUrl: pullUrl.default("https://api.bamboohr.com"),
+      /** Fields requested beyond the ones always requested (profile URL, names, statuses...). */
+      fields: z.array(z.string().min(1)).default([]),
+      ...pullLimits,
+    }),
+    z.strictObject({
+      type: z.literal("merge"),
+      /** MERGE_API_KEY. */
+      apiKey: z.string().min(1).optional(),
+      /** MERGE_ACCOUNT_TOKEN. */
+      accountToken: z.string().min(1).optional(),
+      baseUrl: pullUrl.default("https://api.merge.dev"),
+      ...pullLimits,
+    }),
+    z.strictObject({
+      type: z.literal("sftp"),
+      host: z.string().min(1),
+      port: z.number().int().min(1).max(65_535).default(22),
+      username: z.string().min(1),
+      privateKeyFile: z.string().min(1).optional(),
+      /** SFTP_PASSWORD. */
+      password: z.string().min(1).optional(),
+      /** The server's key fingerprint as `ssh-keygen -l` prints it; never trusted on first use. */
+      hostKey: z
+        .string()
+        .regex(/^SHA256:[A-Za-z0-9+/]{43}=?$/, "expected SHA256:<base64>, as ssh-keygen -l -f <key> prints it"),
+      /** A directory and a file name pattern (`/exports/workers-*.csv`): the newest match wins. */
+      path: z.string().min(1),
+      format: z.enum(["auto", "csv", "json", "ndjson"]).default("auto"),
+      /** When set, a file is read only once a file of its name plus this suffix (`.done`) exists. */
+      doneMarker: z.string().min(1).optional(),
+      ...pullLimits,
+    }),
+  ])
+  .default({ type: "file" });
+
 export const configSchema = z.strictObject({
   api: z
     .strictObject({
@@ -279,6 +360,8 @@ export const configSchema = z.strictObject({
       enabled: z.boolean().default(true),
       /** HRIS_ROSTER_FILE. */
       file: z.string().min(1).optional(),
+      /** Where the export comes from: the file above (default), or pulled from the HRIS. */
+      source: rosterSourceSchema,
       format: z.enum(["auto", "csv", "json", "ndjson"]).default("auto"),
       /** `auto` (recognise the vendor), a preset name, or fields (with an optional preset they override). */
       mapping: z.union([z.enum(MAPPING_NAMES), columnMappingSchema]).default("auto"),

@@ -140,6 +140,19 @@ export function createMetrics(options: { now?: () => number } = {}) {
         this.set(Math.max(0, (until - now()) / 1000));
       },
     }),
+    rosterPullSeconds: new Histogram({
+      name: "retention_sync_roster_pull_seconds",
+      help: "Time to pull the roster export from the HRIS (roster.source), complete or not",
+      labelNames: ["source"] as const,
+      buckets: [0.1, 0.5, 1, 5, 15, 60, 300, 900],
+      registers: [registry],
+    }),
+    rosterPulls: new Counter({
+      name: "retention_sync_roster_pull_total",
+      help: "Roster pulls from the HRIS, by source and outcome: ok, not_modified (a 304: the same export), failed, refused (the credential)",
+      labelNames: ["source", "outcome"] as const,
+      registers: [registry],
+    }),
     reconcileRuns: new Counter({
       name: "retention_sync_reconcile_runs_total",
       help: "Reconciliation runs, by outcome",

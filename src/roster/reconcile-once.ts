@@ -32,6 +32,7 @@ import {
 } from "./saved-plan.js";
 import { refusedBudget, seatBudget } from "./seat-budget.js";
 import { holdsEndedByArchive, settleHolds } from "./settle-holds.js";
+import type { PullExport } from "./sources/observed-pull.js";
 import { loadRosterMemory, saveRosterMemory } from "./stored-roster-memory.js";
 
 export interface ReconcileDeps {
@@ -42,6 +43,8 @@ export interface ReconcileDeps {
   >;
   readonly store: StateStore;
   readonly logger: Logger;
+  /** Pulls the export from the HRIS (`roster.source` other than `file`): once per run, before anything is read. */
+  readonly pullExport?: PullExport;
 }
 
 export interface ReconcileOptions {
@@ -134,7 +137,10 @@ export async function reconcileOnce(deps: ReconcileDeps, options: ReconcileOptio
   const started = now();
   const dryRun = options.dryRun === true;
   const saved = options.savedPlan;
-  const file = options.file ?? saved?.plan.file ?? rules.file;
+  // A pull that fails (a 5xx, a cut page, a refused credential) throws here: nothing is read,
+  // planned or archived, and the next schedule tries again.
+  const pulled = options.file === undefined && deps.pullExport ? await deps.pullExport(options.signal) : undefined;
+  const file = options.file ?? pulled?.file ?? saved?.plan.file ?? rules.file;
   if (!file) {
     throw new ConfigError("roster", [
       { path: "roster.file", message: "required: set HRIS_ROSTER_FILE (or roster.file), or pass --file" },
@@ -147,7 +153,11 @@ export async function reconcileOnce(deps: ReconcileDeps, options: ReconcileOptio
   // People stopped by hand in Slack: read once per run (before the file, whose status cells are
   // kept for them only), settled against this export and roster.
   const holds = await loadKeptUntracked(store);
-  const roster = await readRoster({ ...rosterReadOptions(rules, file, started), keepStatusOf: new Set(holds.keys()) });
+  const roster = await readRoster({
+    ...rosterReadOptions(rules, file, started),
+    ...(pulled && pulled.format !== "auto" ? { format: pulled.format } : {}),
+    keepStatusOf: new Set(holds.keys()),
+  });
   const journalNs = store.namespace(JOURNAL_NAMESPACE);
   const previous = await interruptedRun(journalNs);
   const resumedRun = previous?.runId;
@@ -243,8 +253,10 @@ export async function reconcileOnce(deps: ReconcileDeps, options: ReconcileOptio
   const notices: string[] = [];
   if (saved || options.onPlan) {
     const inputs: PlanInputs = {
-      file,
-      fingerprint: roster.fingerprint,
+      file: pulled?.origin ?? file,
+      // A pulled export is known by its content: every pull writes a new file of the same records.
+      fingerprint: pulled ? (roster.fingerprint.split(":")[0] ?? roster.fingerprint) : roster.fingerprint,
+      ...(pulled ? { source: { type: deps.config.roster.source.type, origin: pulled.origin } } : {}),
       modifiedAt: roster.modifiedAt,
       settings: settingsDigest(rules),
       service: serviceDigest(service.people),
@@ -320,7 +332,8 @@ export async function reconcileOnce(deps: ReconcileDeps, options: ReconcileOptio
 
   const report = buildReport({
     dryRun,
-    file,
+    file: pulled?.origin ?? file,
+    ...(pulled ? { source: { type: deps.config.roster.source.type, origin: pulled.origin, facts: pulled.facts } } : {}),
     startedAt: started,
     finishedAt: now(),
     roster,

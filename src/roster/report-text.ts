@@ -53,6 +53,7 @@ export function renderReportText(r: ReconcileReport, limit = TEXT_LIST_LIMIT): s
       : `same export as before, first read ${day(e.firstReadAt)}`;
     lines.push(`  export: written ${day(e.modifiedAt)}, ${first}${e.stale ? `, UNCHANGED FOR ${e.ageDays} DAYS` : ""}`);
   }
+  if (r.source) lines.push(`  pulled from ${r.source.type}: ${sourceFacts(r.source.facts)}`);
   lines.push(`  rows read ${r.rows.read}, in scope ${r.rows.inScope}`);
   if (r.mapping) lines.push(`  read as ${r.mapping.title}: ${r.mapping.how}`);
   for (const [reason, n] of Object.entries(r.rows.byReason)) lines.push(`  rows ${reason.padEnd(14)} ${n}`);
@@ -151,4 +152,12 @@ export function renderReportText(r: ReconcileReport, limit = TEXT_LIST_LIMIT): s
   );
   lines.push(`  ${r.requests} requests (${r.writeRequests} writes) in ${(r.durationMs / 1000).toFixed(1)} s`);
   return `${lines.join("\n")}\n`;
+}
+
+/** "pages 3, records 250, etag "abc"": a pull's facts in one line. */
+export function sourceFacts(facts: Readonly<Record<string, string | number | boolean>>): string {
+  const parts = Object.entries(facts).map(
+    ([name, value]) => `${name} ${typeof value === "string" ? JSON.stringify(value) : value}`,
+  );
+  return parts.length === 0 ? "complete" : parts.join(", ");
 }

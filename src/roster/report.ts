@@ -85,6 +85,8 @@ export interface ReconcileReport {
     readonly reported: boolean;
   };
   readonly notices: readonly string[];
+  /** Where a pulled export came from (`roster.source`), with the source's facts. */
+  readonly source?: SourceInfo;
   /** The mapping the export was read with (`auto` says which vendor it recognised). */
   readonly mapping?: { readonly preset: string; readonly title: string; readonly how: string };
   readonly billing: {
@@ -145,9 +147,17 @@ export interface ReconcileReport {
  * `applied.interrupted`, `applied.failures`), a dry run (no `applied`), held by a guard (the plan's
  * findings), or refused by the service before anything was planned (`refusedPlan`, `refusedBudget`).
  */
+/** A pulled export's source, for the report: where it came from and the source's facts (pages, ETag, file). */
+export interface SourceInfo {
+  readonly type: string;
+  readonly origin: string;
+  readonly facts: Readonly<Record<string, string | number | boolean>>;
+}
+
 export interface ReconcileOutcome {
   readonly dryRun: boolean;
   readonly file: string;
+  readonly source?: SourceInfo;
   readonly startedAt: Date;
   readonly finishedAt: Date;
   readonly roster: RosterFile;
@@ -231,6 +241,7 @@ export function buildReport(outcome: ReconcileOutcome): ReconcileReport {
   return {
     dryRun: outcome.dryRun,
     file: outcome.file,
+    ...(outcome.source ? { source: outcome.source } : {}),
     startedAt: outcome.startedAt.toISOString(),
     durationMs: outcome.finishedAt.getTime() - outcome.startedAt.getTime(),
     ...(outcome.export ? { export: outcome.export } : {}),

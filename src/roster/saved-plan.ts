@@ -26,8 +26,12 @@ export const PLAN_VERSION = 2;
 
 /** What a plan was made from, in a form two runs can compare. */
 export interface PlanInputs {
+  /** The file read, or where a pulled export came from. */
   readonly file: string;
+  /** A file: its content hash, size and time; a pulled export: its content hash alone. */
   readonly fingerprint: string;
+  /** A pulled export's source (`roster.source`). */
+  readonly source?: { readonly type: string; readonly origin: string };
   readonly modifiedAt: string;
   /** Digest of the roster settings that shape a plan. */
   readonly settings: string;
@@ -190,6 +194,7 @@ const savedPlanSchema = z.object({
   createdAt: z.string(),
   file: z.string(),
   fingerprint: z.string(),
+  source: z.object({ type: z.string(), origin: z.string() }).optional(),
   modifiedAt: z.string(),
   settings: z.string(),
   service: z.object({ people: z.number().int(), digest: z.string() }),

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { knownKeysAt, type PathSegment } from "../../src/config/describe-issues.js";
 import { ENV_OVERRIDES } from "../../src/config/env-overrides.js";
 import { loadConfig } from "../../src/config/load-config.js";
-import { configSchema } from "../../src/config/schema.js";
+import { configSchema, rosterSourceSchema } from "../../src/config/schema.js";
 import { ConfigError } from "../../src/errors.js";
 
 const dir = mkdtempSync(join(tmpdir(), "rs-config-"));
@@ -271,6 +271,28 @@ const secretOptions = optionPaths().filter(
   (path) => SECRET_OPTION.test(String(path[path.length - 1])) || path.join(".") === "state.url",
 );
 
+/** A valid source of each type, so that only the option under test can be wrong. */
+const VALID_SOURCES: Record<string, Record<string, unknown>> = {
+  file: { type: "file" },
+  https: { type: "https", url: "https://hris.example.com/report" },
+  bamboohr: { type: "bamboohr", companyDomain: "acme" },
+  merge: { type: "merge" },
+  sftp: {
+    type: "sftp",
+    host: "sftp.example.com",
+    username: "u",
+    hostKey: `SHA256:${"A".repeat(43)}`,
+    path: "/x/*.csv",
+  },
+};
+
+/** The `type` of the roster source whose options hold `key` (the source's options depend on it). */
+function sourceTypeWith(key: string): string | undefined {
+  const union = rosterSourceSchema.unwrap();
+  const member = union.options.find((option) => Object.hasOwn(option.shape, key));
+  return member?.shape.type.value;
+}
+
 function withValue(path: readonly PathSegment[], value: unknown): Record<string, unknown> {
   const root: Record<string, unknown> = {};
   let node: Record<string | number, unknown> = root;
@@ -281,6 +303,11 @@ function withValue(path: readonly PathSegment[], value: unknown): Record<string,
       node[segment] = child;
       node = child;
     }
+  }
+  const [section, option, key] = path;
+  if (section === "roster" && option === "source" && typeof key === "string") {
+    const type = sourceTypeWith(key) ?? "file";
+    Object.assign(node, { ...VALID_SOURCES[type], [key]: value });
   }
   return root;
 }

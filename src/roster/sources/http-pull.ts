@@ -1,0 +1,230 @@
+import { once } from "node:events";
+import { createWriteStream } from "node:fs";
+import { type Dispatcher, request } from "undici";
+import { parseRetryAfter } from "../../api/retry-after.js";
+import { USER_AGENT } from "../../api/transport.js";
+import { RosterPullError, RosterSourceAuthError } from "../../errors.js";
+import { ResponseTooLarge, readCapped } from "../../read-capped.js";
+import { sleepUnlessAborted } from "../../timers.js";
+
+/**
+ * One GET of an HRIS report or API page, as every HTTP source makes it: timeouts, a byte cap,
+ * redirects only within the same origin, credentials only over HTTPS (plain HTTP only to this
+ * machine, for local fakes and tests), and retries inside the run: after a 429 or 503 as long as
+ * its Retry-After says (up to a cap), after a 5xx, a timeout or a cut connection with backoff.
+ * A 401 or 403 is the operator's to fix (RosterSourceAuthError, exit 2); anything else that does
+ * not end in a whole answer is a RosterPullError (exit 1).
+ */
+export interface HttpPullOptions {
+  /** The source's name, for errors and logs: `https`, `bamboohr`, `merge`. */
+  readonly source: string;
+  /** Per request: until the headers come, and between two chunks of the body. */
+  readonly timeoutMs: number;
+  /** The largest body read; a longer one is cut and the pull fails. */
+  readonly maxBytes: number;
+  /** Tries per request, the first included. */
+  readonly attempts?: number;
+  /** The longest wait a Retry-After is followed for; a longer one fails the pull. */
+  readonly maxRetryWaitMs?: number;
+  readonly signal?: AbortSignal | undefined;
+  /** Waits between tries (tests make it instant). */
+  readonly sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  readonly now?: () => number;
+}
+
+export interface HttpAnswer {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string | undefined>>;
+  /** The body as text (`into: "text"`), or the bytes written to the file (`into: { file }`). */
+  readonly text: string;
+  readonly bytes: number;
+  /** The URL that answered, after same-origin redirects. */
+  readonly url: string;
+}
+
+const DEFAULT_ATTEMPTS = 4;
+const DEFAULT_MAX_RETRY_WAIT_MS = 120_000;
+const MAX_REDIRECTS = 5;
+const LOOPBACK = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
+
+/** HTTPS, or plain HTTP to this machine only: credentials never cross a network in clear. */
+export function checkPullUrl(text: string): URL {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new RosterSourceAuthError("config", `"${text}" is not a URL`);
+  }
+  if (url.protocol === "https:") return url;
+  if (url.protocol === "http:" && LOOPBACK.test(url.hostname)) return url;
+  throw new RosterSourceAuthError("config", `${url.origin} is not HTTPS: an HRIS is reached over https:// only`);
+}
+
+function headerMap(headers: Dispatcher.ResponseData["headers"]): Record<string, string | undefined> {
+  const out: Record<string, string | undefined> = {};
+  for (const [name, value] of Object.entries(headers))
+    out[name.toLowerCase()] = Array.isArray(value) ? value[0] : value;
+  return out;
+}
+
+function describe(error: unknown): string {
+  if (error instanceof Error) {
+    const code = (error as { code?: unknown }).code;
+    return typeof code === "string" ? `${code}: ${error.message}` : error.message;
+  }
+  return String(error);
+}
+
+/** Why one try failed and whether another may follow. */
+class TryFailed extends Error {
+  constructor(
+    message: string,
+    readonly waitMs: number | undefined,
+  ) {
+    super(message);
+  }
+}
+
+async function bodyToFile(body: Dispatcher.ResponseData["body"], path: string, limit: number): Promise<number> {
+  const out = createWriteStream(path, { flags: "w", mode: 0o600 });
+  let size = 0;
+  try {
+    for await (const chunk of body) {
+      const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array);
+      size += buffer.length;
+      if (size > limit) {
+        body.destroy();
+        throw new ResponseTooLarge(`the answer is longer than ${limit} bytes`);
+      }
+      if (!out.write(buffer)) await once(out, "drain");
+    }
+  } finally {
+    out.end();
+    await once(out, "close");
+  }
+  return size;
+}
+
+/** One GET, following same-origin redirects. Throws TryFailed for what another try may fix. */
+async function getOnce(
+  start: URL,
+  headers: Readonly<Record<string, string>>,
+  into: "text" | { readonly file: string },
+  options: HttpPullOptions,
+): Promise<HttpAnswer> {
+  let url = start;
+  for (let hop = 0; hop <= MAX_REDIRECTS; hop += 1) {
+    let response: Dispatcher.ResponseData;
+    try {
+      response = await request(url, {
+        method: "GET",
+        headers: { "user-agent": USER_AGENT, ...headers },
+        headersTimeout: options.timeoutMs,
+        bodyTimeout: options.timeoutMs,
+        signal: options.signal,
+      });
+    } catch (error) {
+      if (options.signal?.aborted) throw error;
+      throw new TryFailed(`${url.origin}${url.pathname} did not answer (${describe(error)})`, undefined);
+    }
+    const status = response.statusCode;
+    const answerHeaders = headerMap(response.headers);
+    if (status >= 300 && status < 400 && status !== 304) {
+      response.body.resume();
+      const location = answerHeaders.location;
+      if (location === undefined)
+        throw new RosterPullError(options.source, `${url.origin} answered ${status} without a Location`);
+      const next = new URL(location, url);
+      if (next.origin !== url.origin) {
+        throw new RosterPullError(
+          options.source,
+          `${url.origin}${url.pathname} redirected to another origin (${next.origin}); redirects are followed only within the same scheme, host and port`,
+        );
+      }
+      url = next;
+      continue;
+    }
+    if (status === 401 || status === 403) {
+      response.body.resume();
+      throw new RosterSourceAuthError(
+        options.source,
+        `${url.origin}${url.pathname} refused the credential (${status}): check the user, password, token or API key and the account's permissions`,
+      );
+    }
+    if (status === 429 || status >= 500) {
+      response.body.resume();
+      const wait = parseRetryAfter(answerHeaders["retry-after"], options.now?.() ?? Date.now());
+      throw new TryFailed(
+        `${url.origin}${url.pathname} answered ${status}`,
+        wait === undefined ? undefined : wait * 1000,
+      );
+    }
+    if (status >= 400) {
+      const text = await readCapped(response.body, 2048).catch(() => "");
+      throw new RosterPullError(
+        options.source,
+        `${url.origin}${url.pathname} answered ${status}: ${text.slice(0, 200)}`,
+      );
+    }
+    try {
+      if (into === "text") {
+        const text = status === 304 ? "" : await readCapped(response.body, options.maxBytes);
+        return { status, headers: answerHeaders, text, bytes: Buffer.byteLength(text), url: url.toString() };
+      }
+      const bytes = status === 304 ? 0 : await bodyToFile(response.body, into.file, options.maxBytes);
+      if (status === 304) response.body.resume();
+      const expected = answerHeaders["content-length"];
+      if (expected !== undefined && status !== 304 && Number(expected) !== bytes) {
+        throw new TryFailed(
+          `${url.origin}${url.pathname}: the answer was cut (${bytes} of ${expected} bytes)`,
+          undefined,
+        );
+      }
+      return { status, headers: answerHeaders, text: "", bytes, url: url.toString() };
+    } catch (error) {
+      if (error instanceof ResponseTooLarge) {
+        throw new RosterPullError(
+          options.source,
+          `${url.origin}${url.pathname}: ${error.message} (roster.source.maxBytes); nothing was read`,
+        );
+      }
+      if (error instanceof TryFailed || options.signal?.aborted) throw error;
+      throw new TryFailed(`${url.origin}${url.pathname}: the answer was cut (${describe(error)})`, undefined);
+    }
+  }
+  throw new RosterPullError(options.source, `${start.origin}${start.pathname}: more than ${MAX_REDIRECTS} redirects`);
+}
+
+/** A GET with the retries of the run: waits as Retry-After says or backs off, then gives up. */
+export async function httpGet(
+  url: string,
+  headers: Readonly<Record<string, string>>,
+  into: "text" | { readonly file: string },
+  options: HttpPullOptions,
+): Promise<HttpAnswer> {
+  const start = checkPullUrl(url);
+  const attempts = options.attempts ?? DEFAULT_ATTEMPTS;
+  const maxWait = options.maxRetryWaitMs ?? DEFAULT_MAX_RETRY_WAIT_MS;
+  const sleep = options.sleep ?? sleepUnlessAborted;
+  let last = "";
+  for (let attempt = 1; attempt <= attempts; attempt += 1) {
+    try {
+      return await getOnce(start, headers, into, options);
+    } catch (error) {
+      if (!(error instanceof TryFailed)) throw error;
+      last = error.message;
+      if (attempt === attempts) break;
+      const wait = error.waitMs ?? 1000 * 2 ** (attempt - 1);
+      if (wait > maxWait) {
+        throw new RosterPullError(
+          options.source,
+          `${last}, asking to wait ${Math.ceil(wait / 1000)} s: longer than a run waits`,
+        );
+      }
+      await sleep(wait, options.signal);
+      if (options.signal?.aborted)
+        throw new RosterPullError(options.source, `${last}; stopped while waiting to try again`);
+    }
+  }
+  throw new RosterPullError(options.source, `${last} (${attempts} tries); the next schedule tries again`);
+}

@@ -1,0 +1,24 @@
+import { RosterPullError } from "../../errors.js";
+import type { HttpPullOptions } from "./http-pull.js";
+import type { PullStore } from "./pull-store.js";
+import type { PulledExport, RosterSource } from "./roster-source.js";
+import type { SourceConfig, SourceSecrets } from "./source-secrets.js";
+
+type MergeConfig = Extract<SourceConfig, { type: "merge" }>;
+
+// Placeholder until the source is written.
+export class MergeSource implements RosterSource {
+  readonly type = "merge" as const;
+
+  constructor(
+    readonly config: MergeConfig,
+    readonly secrets: SourceSecrets,
+    readonly store: PullStore,
+    readonly http: Omit<HttpPullOptions, "source" | "timeoutMs" | "maxBytes"> = {},
+    readonly now: () => Date = () => new Date(),
+  ) {}
+
+  async pull(): Promise<PulledExport> {
+    throw new RosterPullError("merge", "not available yet");
+  }
+}
