@@ -233,7 +233,7 @@ export function printReport(r: BenchResults, out: NodeJS.WritableStream): void {
   out.write(parts.join("\n"));
 }
 
-/** The tables of the state-engine measurements (issue 13), each with its target and verdict. */
+/** The tables of the state-engine measurements (BENCHMARKS.md section 5), each with its target and verdict. */
 function printStateTables(r: BenchResults, parts: string[]): void {
   const pg = r.postgres;
   const note = (section: string) => (engine: StateEngine) =>

@@ -9,7 +9,7 @@ export interface RosterShape {
   readonly rehires: number;
 }
 
-/** 5 % joiners, 5 % leavers, 1 % rehires (issue 7), at least one of each. */
+/** 5 % joiners, 5 % leavers, 1 % rehires, at least one of each. */
 export function standardShape(size: number): RosterShape {
   const part = (share: number) => Math.max(1, Math.round(size * share));
   return { size, joiners: part(0.05), leavers: part(0.05), rehires: part(0.01) };

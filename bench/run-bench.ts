@@ -289,7 +289,7 @@ async function main(): Promise<void> {
     : quick
       ? [1_000, 10_000]
       : [1_000, 10_000, 100_000];
-  // 1,000 is the size; 2,000 needs more than one minute's 120 requests (1,000 needs 72).
+  // 1,000 is the target's size; 2,000 needs more than one minute's 120 requests (1,000 needs 72).
   const pacedSizes = values["paced-size"]
     ? positiveInts(values["paced-size"], "--paced-size")
     : quick

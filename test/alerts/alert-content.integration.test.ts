@@ -1,5 +1,5 @@
 /**
- * Issue 14, "an alert an HR lead can act on", end to end against the emulator and the fake Slack:
+ * Alert content, "an alert an HR lead can act on", end to end against the emulator and the fake Slack:
  * what happened in the header, the score's movement across passes (from the store, no extra
  * request), HR data from the roster file, a readable time, a next step, and manager DMs only
  * from their threshold up.

@@ -1,5 +1,5 @@
 /**
- * Issue 14, "nothing lost, nothing stalled", against the emulator: empty passes advance the
+ * Polling, "nothing lost, nothing stalled", against the emulator: empty passes advance the
  * cursor, a row erased between two pages hides no other row, and changes without an embedded
  * person are enriched from roster list pages instead of one request each.
  */
@@ -39,7 +39,7 @@ const own = () => emulator().organizationId;
 
 describe("cursors of empty passes", () => {
   it("posts a change that lands between two passes with a look-back shorter than the interval", async () => {
-    // The reproduction of the issue: interval 20 s, look-back 5 s, no overlap to help.
+    // The case to reproduce: interval 20 s, look-back 5 s, no overlap to help.
     const h = await harness({ alerts: { ...ROUTES, initialLookback: 5, cursorOverlap: 0 } });
     const start = Date.now();
     const empty = await h.pipeline.poll({ now: new Date(start), dryRun: false });

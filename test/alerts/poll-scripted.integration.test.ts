@@ -1,5 +1,5 @@
 /**
- * Issue 14 against a purpose-built service (a scripted server): changes the service shows late,
+ * Polling against a purpose-built service (a scripted server): changes the service shows late,
  * dated before the last pass, are still posted; hostile text and links in a change never reach
  * Slack as markup.
  */

@@ -65,7 +65,7 @@ describe("routeAlert", () => {
     ];
     const departure = { changeType: "employee_departed", riskScore: null, riskLevel: "high" as const };
     const channels = (alert: ReturnType<typeof buildAlert>) => routeAlert(alert, { routes }).map((m) => m.channel);
-    // The case: a support person's departure is neither finance nor open_to_work.
+    // The case to rule out: a support person's departure is neither finance nor open_to_work.
     expect(channels(buildAlert({ ...departure, person: { department: "Support" } }))).toEqual(["#strict"]);
     expect(channels(buildAlert({ ...departure, person: { department: "Finance" } }))).toEqual(["#strict", "#finance"]);
     expect(channels(buildAlert({ ...departure, lens: ACME }))).toEqual(["#poach"]);

@@ -1,5 +1,5 @@
 /**
- * Issue 14, "routing that does what the config says", against the emulator and the fake Slack:
+ * Routing, "routing that does what the config says", against the emulator and the fake Slack:
  * departures obey every filter but the score, slack.channel catches what no route took, routes
  * can stop the walk (`continue: false`), departments and locations match like real exports.
  */

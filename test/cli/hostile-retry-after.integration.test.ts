@@ -1,5 +1,5 @@
 /**
- * A service answering every request with 429 and a hostile `Retry-After` (issue 14): `poll --once`
+ * A service answering every request with 429 and a hostile `Retry-After`: `poll --once`
  * exits at once with a clear message instead of sitting out (or spinning on) the wait; `run` stays
  * responsive, its request budget paused for at most the cap and shown on /readyz and /metrics.
  * Each test's own timeout bounds how long the command may take; nothing here waits for a duration.

@@ -193,7 +193,7 @@ describe("loadConfig", () => {
   });
 });
 
-describe("alerts options of issue 14", () => {
+describe("alerts options (overlap, manager DMs, next steps)", () => {
   it("default to a 10-minute overlap, manager DMs from high, no next-step overrides; old configs still load", () => {
     const { alerts } = configSchema.parse({});
     expect(alerts.cursorOverlap).toBe(600);

@@ -1,5 +1,5 @@
 /**
- * The alert metrics mean what a Prometheus rule assumes (issue 14): in webhook mode, alerts the
+ * The alert metrics mean what a Prometheus rule assumes: in webhook mode, alerts the
  * receiver posts count as posted; `cursor_age_seconds` is the time since the lens's last
  * successful pass, not the age of the newest change.
  */

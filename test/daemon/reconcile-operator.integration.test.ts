@@ -1,5 +1,5 @@
 /**
- * Issue 15, the daemon's side: `run` says at start that a read-only key cannot reconcile, a held
+ * Reconcile, the daemon's side: `run` says at start that a read-only key cannot reconcile, a held
  * mass-archive guard turns /readyz's note and a metric to "needs operator", and the same export
  * reconciled again and again is posted to the ops channel once.
  */

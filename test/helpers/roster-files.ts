@@ -53,7 +53,7 @@ export interface CsvOptions {
   readonly delimiter?: string;
   readonly bom?: boolean;
   readonly crlf?: boolean;
-  /** Header names in order, keyed by field; default the generic DESIGN.md names. */
+  /** Header names in order, keyed by field; default the generic preset's names. */
   readonly headers?: Partial<
     Record<"url" | "employeeId" | "name" | "email" | "department" | "title" | "location" | "status", string>
   >;

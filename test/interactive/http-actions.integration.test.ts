@@ -1,5 +1,5 @@
 /**
- * Issue 18's optional HTTP mode: Slack POSTs the press to the ops server, signed; a good
+ * The buttons' optional HTTP mode: Slack POSTs the press to the ops server, signed; a good
  * signature is applied, a bad or stale one is refused with 401 and changes nothing.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";

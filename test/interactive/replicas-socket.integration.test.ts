@@ -1,5 +1,5 @@
 /**
- * Issue 18 with replicas on Postgres: only the leader holds the Socket Mode connection; when it
+ * The buttons with replicas on Postgres: only the leader holds the Socket Mode connection; when it
  * stops, the standby takes over the lead and the connection, and answers the buttons.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

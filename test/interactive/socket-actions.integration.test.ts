@@ -1,5 +1,5 @@
 /**
- * Issue 18: buttons on alerts, pressed through the fake Slack's Socket Mode and answered by the
+ * Buttons on alerts, pressed through the fake Slack's Socket Mode and answered by the
  * daemon's real `@slack/socket-mode` client; the emulator is the service.
  */
 import { once } from "node:events";

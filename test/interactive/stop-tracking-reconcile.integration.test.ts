@@ -1,7 +1,7 @@
 /**
- * Issue 18 end to end: Stop tracking pressed in Slack survives the next reconcile of the daemon
+ * The buttons end to end: Stop tracking pressed in Slack survives the next reconcile of the daemon
  * (the person stays untracked on the service, the ops report lists them), until the HRIS row
- * changes. Needs both halves: the button (this branch) and reconcile's holds (keep-untracked).
+ * changes. Needs both halves: the button and reconcile's holds (keep-untracked).
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { makePeople, toCsv, urlOf } from "../helpers/roster-files.js";

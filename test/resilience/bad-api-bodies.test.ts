@@ -1,5 +1,5 @@
 /**
- * Issue 7, broken API bodies: the real `reconcile` and `poll --once` commands against a loopback
+ * Broken API bodies: the real `reconcile` and `poll --once` commands against a loopback
  * service that answers garbage on one endpoint at a time. Each run ends (no endless pagination),
  * exits with a message naming the endpoint and what was wrong, archives nobody, and leaves the
  * poll cursors where they were.

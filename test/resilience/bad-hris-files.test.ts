@@ -1,5 +1,5 @@
 /**
- * Issue 7, bad input: a corpus of broken HRIS files run through the real `reconcile` command
+ * Bad input: a corpus of broken HRIS files run through the real `reconcile` command
  * against the emulator, with archive settings as aggressive as they go, one state database for
  * the whole corpus. Whatever the file, the command returns a clear message naming the file (and
  * lines for row problems), and nobody is archived by mistake.

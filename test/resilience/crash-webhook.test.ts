@@ -1,5 +1,5 @@
 /**
- * Issue 7, crashes in webhook mode: `retention-sync run` with its webhook receiver on, registered
+ * Crashes in webhook mode: `retention-sync run` with its webhook receiver on, registered
  * as the company's endpoint, SIGKILLed at seeded points while the emulator POSTs signed events to
  * it (after the k-th event it queued, or the k-th Slack post, with more events still coming),
  * restarted each time on the same state. The poll at each start and the service's retries (fired at the end by moving the

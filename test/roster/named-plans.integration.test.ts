@@ -1,7 +1,7 @@
 /**
- * Issue 15, through the real `reconcile` command against the emulator and the fake Slack: a plan a
+ * Reconcile through the real `reconcile` command against the emulator and the fake Slack: a plan a
  * person can approve (every step named, with why), saved plans, honest guards, less noise, scopes
- * first, the vendors' formats and a bounded file. One test per finding of the issue.
+ * first, the vendors' formats and a bounded file. One test per behaviour.
  */
 import { lstat, readdir, readFile, stat, symlink, utimes } from "node:fs/promises";
 import { join } from "node:path";

@@ -215,7 +215,7 @@ describe("8 seat settlement / 3.4 billing block", () => {
     expect((await w.get("/changes")).json.total).toBe(2);
   });
 
-  it("3.4/7 rule 2 while blocked, bulk adds skip every URL with reason charge_failed (brief wire shape), 207", async () => {
+  it("3.4/7 rule 2 while blocked, bulk adds skip every URL with reason charge_failed (the emulator's wire shape), 207", async () => {
     await w.setBilling({ chargeFails: true });
     await addTracked(10);
     await w.post("/employees", { networkUrl: profileUrl() });

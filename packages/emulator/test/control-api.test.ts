@@ -11,7 +11,7 @@ afterEach(async () => {
   await w.close();
 });
 
-describe("control API (DESIGN.md)", () => {
+describe("control API (/_emulator/...)", () => {
   it("startEmulator: origin url, baseUrl = url + /api/v1, two distinct keys, organization id", async () => {
     expect(w.handle.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(w.handle.baseUrl).toBe(`${w.handle.url}/api/v1`);

@@ -1,5 +1,5 @@
 /**
- * Issue 18's world: the emulator (people seeded, tracked), the fake Slack with Socket Mode and a
+ * The buttons' world: the emulator (people seeded, tracked), the fake Slack with Socket Mode and a
  * user group, and `retention-sync run`'s daemon in this process with an app token, polling every
  * second. Helpers find posted alerts, press their buttons through the real Socket Mode client and
  * wait for what follows.
