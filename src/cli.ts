@@ -24,7 +24,7 @@ interface CommandEntry {
   readonly load: () => Promise<CommandModule>;
 }
 
-/** The commands of DESIGN.md; each module exports `run(io)`. */
+/** The commands; each module exports `run(io)`. */
 const COMMANDS: Readonly<Record<string, CommandEntry>> = {
   run: {
     summary: "the daemon: poller, reconcile schedule, webhook receiver, health server (until SIGTERM/SIGINT)",

@@ -2,7 +2,7 @@ import { problemKind, scrubHint } from "./scrub-text.js";
 
 /**
  * The one error hierarchy of retention-sync. Callers branch on the class or on `code`,
- * never on message text. Every error knows the process exit code it maps to (DESIGN.md).
+ * never on message text. Every error knows the process exit code it maps to (docs/operations.md).
  */
 
 /** The ten error codes of spec 2.1. */

@@ -3,7 +3,7 @@ import { escapeMrkdwn, isLinkableUrl, mrkdwnLink, singleLine } from "../slack/sl
 /**
  * Which links an alert may carry. Everything about a person comes from the service and the
  * network, so a URL is untrusted: a profile link goes only to an `https://` profile page on the
- * network's own host (DESIGN.md: LinkedIn), a dashboard link only to an origin of the service (the
+ * network's own host (LinkedIn), a dashboard link only to an origin of the service (the
  * API's, or `alerts.dashboardUrl`'s). Anything else is shown as plain text.
  */
 

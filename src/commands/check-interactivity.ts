@@ -54,7 +54,7 @@ export async function checkInteractivity(
         } else if (code) {
           report.fail(
             "config",
-            `apps.connections.open failed (${code}): turn on Socket Mode for the app (README "Interactive alerts")`,
+            `apps.connections.open failed (${code}): turn on Socket Mode for the app (docs/slack.md)`,
           );
         } else {
           report.fail(

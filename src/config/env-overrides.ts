@@ -1,5 +1,5 @@
 /**
- * The environment variables of DESIGN.md that override the config file, in one table so that
+ * The environment variables that override the config file, in one table so that
  * `loadConfig`, `--help` and the README cannot drift apart.
  */
 

@@ -7,8 +7,8 @@ import { MAPPING_NAMES } from "../roster/presets/names.js";
 
 /**
  * The whole configuration, as one zod schema. `config/default.yaml` documents every option;
- * environment variables (DESIGN.md) override the file. Every option has a safe default so the
- * daemon runs with only the key, the Slack token, SLACK_CHANNEL and the roster file set.
+ * environment variables (docs/configuration.md) override the file. Every option has a safe default so the
+ * daemon runs with only the service URL and key, the Slack token, SLACK_CHANNEL and the roster file set.
  */
 
 const DURATION_UNITS: Record<string, number> = { ms: 0.001, s: 1, m: 60, h: 3600, d: 86400 };
@@ -271,7 +271,7 @@ export const configSchema = z.strictObject({
       burstPerChannel: z.number().int().min(1).max(10).default(3),
       /** SLACK_APP_TOKEN: app-level token (xapp-...) with connections:write, for Socket Mode. */
       appToken: z.string().min(1).optional(),
-      /** Buttons on alerts (README "Interactive alerts"). */
+      /** Buttons on alerts (docs/slack.md). */
       interactivity: interactivitySchema,
     })
     .prefault({}),

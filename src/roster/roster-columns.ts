@@ -32,7 +32,7 @@ export type FieldMapping = Readonly<Record<RosterField, readonly string[]>>;
  */
 export type ResolvedColumns = Partial<Record<RosterField, readonly number[]>>;
 
-/** Header comparison: case-insensitive, ignoring spaces, `_` and `-` (DESIGN.md). */
+/** Header comparison: case-insensitive, ignoring spaces, `_` and `-`. */
 export const normalizeHeader = normalizeName;
 
 /** Finds each field's columns in a header row, in the order the mapping lists them. */

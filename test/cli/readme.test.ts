@@ -147,3 +147,17 @@ describe("links", () => {
     expect(broken).toEqual([]);
   });
 });
+
+describe("documentation sizes", () => {
+  it("keeps the short pages short: topics go to docs/", () => {
+    const limits: Record<string, number> = {
+      "README.md": 12 * 1024,
+      "ARCHITECTURE.md": 15 * 1024,
+      "BENCHMARKS.md": 15 * 1024,
+      "packages/emulator/README.md": 15 * 1024,
+    };
+    for (const [file, limit] of Object.entries(limits)) {
+      expect(statSync(file).size, `${file} is over ${limit} bytes`).toBeLessThanOrEqual(limit);
+    }
+  });
+});

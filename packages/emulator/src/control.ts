@@ -9,7 +9,7 @@ import { generateChange, pickTracked } from "./signals.js";
 import { parseWith } from "./validate.js";
 import { changeView, employeeView } from "./views.js";
 
-/** The `/_emulator/*` control API of DESIGN.md (plus a bulk people seeder for benchmarks). */
+/** The `/_emulator/*` control API (packages/emulator/README.md), plus a bulk people seeder for benchmarks. */
 
 const rate = z.number().min(0).max(1);
 const keysBody = z.object({

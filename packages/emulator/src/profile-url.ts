@@ -1,5 +1,5 @@
 /**
- * Public profile and company page URLs of the professional network (LinkedIn, DESIGN.md).
+ * Public profile and company page URLs of the professional network (LinkedIn).
  * A person is matched by canonical URL, so trivial variants (scheme, www, country or mobile
  * subdomain, host case, trailing slash, query, fragment, percent-encoding, slug case) are one person.
  */
@@ -64,7 +64,7 @@ function titleCase(word: string): string {
   return word.length === 0 ? word : (word[0] ?? "").toUpperCase() + word.slice(1);
 }
 
-/** The company a page resolves to (DESIGN.md rule): the slug title-cased, `acme-corp` is "Acme Corp". */
+/** The company a page resolves to : the slug title-cased, `acme-corp` is "Acme Corp". */
 export function companyNameFromSlug(slug: string): string {
   return slug.split(/[-_]+/).filter(Boolean).map(titleCase).join(" ");
 }
@@ -75,7 +75,7 @@ export function personNameFromSlug(slug: string): string {
   return words.length === 0 ? "Unnamed Member" : words.map(titleCase).join(" ");
 }
 
-/** Brand comparison of DESIGN.md: case-insensitive, ignoring punctuation and spacing. */
+/** Brand comparison: case-insensitive, ignoring punctuation and spacing. */
 export function sameCompanyName(a: string, b: string): boolean {
   const norm = (s: string) => s.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, "");
   return norm(a) === norm(b);

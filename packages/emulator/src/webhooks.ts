@@ -127,7 +127,7 @@ export function webhookUrlProblem(raw: string, allowLoopback: boolean): string |
   return null;
 }
 
-/** The endpoint record of DESIGN.md (the secret is only added by the creation handler). */
+/** The endpoint record (the secret is only added by the creation handler). */
 export function endpointView(ep: WebhookEndpointRecord) {
   return {
     id: ep.id,

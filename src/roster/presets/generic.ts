@@ -1,7 +1,7 @@
 import type { RosterPreset } from "./preset.js";
 
 /**
- * The default header names (DESIGN.md "Default roster columns") and their common spellings, for an
+ * The default header names (networkUrl, name, department...) and their common spellings, for an
  * export no vendor preset recognises. Names compare ignoring case, spaces, `_` and `-`.
  */
 export const genericPreset: RosterPreset = {
