@@ -16,8 +16,10 @@ export const MERGE_PAGE_SIZE = 100;
  * The relations the merge preset reads: the employment (type and title: tells contractors and
  * interns apart), the groups (the DEPARTMENT's name), the manager (a whole Employee: the email)
  * and the work location. Without them Merge sends ids and everybody counts as an employee.
+ * In the order of Merge's OpenAPI, whose `expand` enum lists each combination once, in one order
+ * (`employments,groups,work_location,manager` among them).
  */
-export const MERGE_EXPAND = "employments,groups,manager,work_location";
+export const MERGE_EXPAND = "employments,groups,work_location,manager";
 /** A cursor loop or a list that never ends stops here (100 a page: 2,000,000 people, roster.maxRows' default). */
 const MAX_PAGES = 20_000;
 /** The pulled export's file name in the pull store. */
