@@ -1,6 +1,6 @@
 import type { PollReport } from "../alerts/poll-changes.js";
 import type { ApiAttempt } from "../api/api-caller.js";
-import { ConfigError, RosterFileError } from "../errors.js";
+import { ConfigError, RosterFileError, RosterSourceAuthError } from "../errors.js";
 import type { ReconcileReport } from "../roster/report.js";
 import type { HealthMonitor } from "./health-monitor.js";
 import type { Metrics } from "./metrics.js";
@@ -94,6 +94,11 @@ export function observeReconcileFailure(metrics: Metrics, health: HealthMonitor,
   if (error instanceof RosterFileError) {
     const note = `reconcile: the roster file ${error.file} cannot be used (${error.problem}); the daemon's log and retention-sync check say why`;
     setNeedsOperator(metrics, health, "reconcile_config", note);
+    return;
+  }
+  if (error instanceof RosterSourceAuthError) {
+    // A refused credential does not cure itself: the operator must fix it (a failed pull is retried).
+    setNeedsOperator(metrics, health, "reconcile_config", `reconcile: ${error.message}`);
     return;
   }
   if (!(error instanceof ConfigError)) return;
