@@ -51,6 +51,19 @@ export class HealthMonitor {
     this.signals = { ...this.signals, role, ...(leading ? { startedAt: this.clock() } : {}) };
   }
 
+  /**
+   * Replicas: the leader lock's database is not known to answer (`problem`, the /readyz reason),
+   * until `leaderLockAnswered`; the daemon is not ready meanwhile, whatever its role.
+   */
+  leaderLockUnknown(problem: string): void {
+    this.signals = { ...this.signals, leaderLockProblem: problem };
+  }
+
+  /** Replicas: an attempt at the leader lock was answered (won or held by another replica). */
+  leaderLockAnswered(): void {
+    this.signals = { ...this.signals, leaderLockProblem: undefined };
+  }
+
   storeRecovered(): void {
     this.signals = { ...this.signals, storeOk: true, storeError: undefined };
   }

@@ -47,9 +47,12 @@ export interface ReplicaOptions extends LeaderElectionOptions {
   /** How often a standby tries to take the lead (default 1 s). */
   readonly retryMs?: number;
   readonly logger: Logger;
-  /** The election cannot reach the store (the daemon turns not ready), and when it can again. */
+  /**
+   * An attempt at the leader lock failed or ran out of time (the daemon turns not ready: nobody
+   * may be leading), and each attempt that was answered, won or not.
+   */
   readonly onStoreError?: (error: unknown) => void;
-  readonly onStoreRecovered?: () => void;
+  readonly onAnswered?: () => void;
 }
 
 /** Replicas on a shared store: a standby tries the store's election until it wins. */
@@ -67,8 +70,8 @@ export function replicaLeadership(election: LeaderElection, options: ReplicaOpti
       while (!signal.aborted) {
         try {
           const term = await election.tryAcquire(electionOptions);
-          if (failing) options.onStoreRecovered?.();
           failing = false;
+          options.onAnswered?.();
           if (term) {
             if (!signal.aborted) return term;
             await term.release();

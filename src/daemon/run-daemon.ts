@@ -85,8 +85,11 @@ export async function startDaemon(deps: DaemonDeps): Promise<RunningDaemon> {
     ? replicaLeadership(store.election, {
         ...deps.election,
         logger,
-        onStoreError: (error) => health.storeFailed(error),
-        onStoreRecovered: () => health.storeRecovered(),
+        onStoreError: (error) =>
+          health.leaderLockUnknown(
+            `leader lock unreachable: ${error instanceof Error ? error.message : String(error)}`,
+          ),
+        onAnswered: () => health.leaderLockAnswered(),
       })
     : singleInstance(store.namespace("daemon.lock"), {
         ...(deps.lockLeaseMs === undefined ? {} : { leaseMs: deps.lockLeaseMs }),
@@ -206,7 +209,12 @@ export async function startDaemon(deps: DaemonDeps): Promise<RunningDaemon> {
       if (replicas) health.setRole("standby");
       endTerm(reason);
     };
-    const onLost = () => stepDown(String(term.lost.reason ?? "leadership lost"));
+    const onLost = () => {
+      const reason = String(term.lost.reason ?? "leadership lost");
+      // The lock's session failed or went silent: until an attempt is answered, nobody may lead.
+      health.leaderLockUnknown(`leader lock unreachable: ${reason}`);
+      stepDown(reason);
+    };
     term.lost.addEventListener("abort", onLost, { once: true });
     metrics.leader.set(1);
     if (replicas) health.setRole("leader");
@@ -252,7 +260,10 @@ export async function startDaemon(deps: DaemonDeps): Promise<RunningDaemon> {
   try {
     const ops = await startOpsServer({ ...deps.ops, health, metrics, logger });
     cleanups.unshift(() => ops.close());
-    if (replicas) health.setRole("standby");
+    if (replicas) {
+      health.setRole("standby");
+      health.leaderLockUnknown("leader lock not tried yet: the replica is starting");
+    }
     metrics.leader.set(0);
 
     const probeTimer = setInterval(() => {
