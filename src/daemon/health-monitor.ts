@@ -64,6 +64,18 @@ export class HealthMonitor {
     this.signals = { ...this.signals, leaderLockProblem: undefined };
   }
 
+  /** A listener (the webhook receiver) is being started: not ready until `listening(name)`. */
+  listenerStarting(name: string): void {
+    const starting = new Set(this.signals.listenersStarting ?? []).add(name);
+    this.signals = { ...this.signals, listenersStarting: [...starting] };
+  }
+
+  /** The listener accepts connections (its `listen` completed). */
+  listening(name: string): void {
+    const starting = (this.signals.listenersStarting ?? []).filter((n) => n !== name);
+    this.signals = { ...this.signals, listenersStarting: starting };
+  }
+
   storeRecovered(): void {
     this.signals = { ...this.signals, storeOk: true, storeError: undefined };
   }

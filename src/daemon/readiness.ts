@@ -26,6 +26,11 @@ export interface HealthSignals {
    * answered. Nobody may be leading meanwhile, so a standby is not ready to stand by.
    */
   readonly leaderLockProblem?: string | undefined;
+  /**
+   * Listeners the daemon serves that are not accepting connections yet (the webhook receiver):
+   * a delivery sent on the strength of a 200 must not be refused.
+   */
+  readonly listenersStarting?: readonly string[] | undefined;
 }
 
 export interface Readiness {
@@ -51,6 +56,11 @@ export function evaluateReadiness(signals: HealthSignals, now: number, staleAfte
 }
 
 function evaluate(signals: HealthSignals, now: number, staleAfterMs: number): Readiness {
+  const starting = signals.listenersStarting ?? [];
+  if (starting.length > 0) {
+    const verb = starting.length === 1 ? "is" : "are";
+    return { ready: false, reason: `starting: ${starting.join(" and ")} ${verb} not listening yet` };
+  }
   if (!signals.storeOk)
     return { ready: false, reason: `state store unavailable: ${signals.storeError ?? "unknown error"}` };
   if (signals.leaderLockProblem !== undefined) return { ready: false, reason: signals.leaderLockProblem };

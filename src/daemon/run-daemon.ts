@@ -34,7 +34,11 @@ export interface DaemonDeps {
         readonly run: JobFn;
       }
     | undefined;
-  /** Starts the optional webhook receiver (on every replica: a standby stores events for the leader). */
+  /**
+   * Starts the optional webhook receiver (on every replica: a standby stores events for the
+   * leader); resolves once it accepts connections, and /readyz is not ready before. (Slack's HTTP
+   * interactivity is a route of the ops server: it listens when /readyz does.)
+   */
   readonly webhookReceiver?: (() => Promise<{ readonly url: string; close(): Promise<void> }>) | undefined;
   /** Work the leader does at the start of each term and then every `everyMs` (the shared webhook inbox). */
   readonly whileLeading?: { readonly everyMs: number; readonly run: JobFn } | undefined;
@@ -257,6 +261,10 @@ export async function startDaemon(deps: DaemonDeps): Promise<RunningDaemon> {
     return clean;
   }
 
+  // Ready only once every listener accepts connections: the ops server answers /readyz before the
+  // webhook receiver listens, and a delivery sent on its 200 would be refused.
+  const WEBHOOK_LISTENER = "the webhook receiver";
+  if (deps.webhookReceiver) health.listenerStarting(WEBHOOK_LISTENER);
   try {
     const ops = await startOpsServer({ ...deps.ops, health, metrics, logger });
     cleanups.unshift(() => ops.close());
@@ -296,6 +304,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<RunningDaemon> {
     let webhookUrl: string | undefined;
     if (deps.webhookReceiver) {
       const receiver = await deps.webhookReceiver();
+      health.listening(WEBHOOK_LISTENER);
       webhookUrl = receiver.url;
       // The receiver closes first so no event is accepted that the drain could not finish.
       cleanups.unshift(() => receiver.close());

@@ -97,6 +97,20 @@ describe("a replica and the leader lock", () => {
   });
 });
 
+describe("listeners", () => {
+  it("is not ready while a listener is starting, whatever else holds", () => {
+    const health = new HealthMonitor(STALE, () => 1_000);
+    health.apiSucceeded();
+    health.listenerStarting("the webhook receiver");
+    expect(health.readiness()).toEqual({
+      ready: false,
+      reason: "starting: the webhook receiver is not listening yet",
+    });
+    health.listening("the webhook receiver");
+    expect(health.readiness()).toEqual({ ready: true, reason: "ok" });
+  });
+});
+
 describe("a paused request budget", () => {
   it("is not ready while the budget is paused, with the time left, and ready again after", () => {
     const signals = { storeOk: true, startedAt: 0, lastApiSuccessAt: 1_000, budgetPausedUntil: 61_000 };
