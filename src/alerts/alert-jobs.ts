@@ -7,8 +7,7 @@ import type { StateStore } from "../store/state-store.js";
 import type { Alert } from "./alert.js";
 import { type AlertPipeline, createAlertPipeline } from "./alert-pipeline.js";
 import type { AlertSettings } from "./alert-settings.js";
-import type { HrisLookup } from "./enrich.js";
-import { cachedHrisLookup } from "./hris-lookup.js";
+import { type Every, HrisSource } from "./hris-source.js";
 import type { PollReport } from "./poll-changes.js";
 import { startWebhookReceiver, type WebhookReceiver } from "./receive-webhook.js";
 
@@ -18,12 +17,17 @@ export interface AlertJobs {
   readonly poll: { readonly intervalSeconds: number; run(signal: AbortSignal): Promise<void> };
   /** For DaemonDeps.webhookReceiver; undefined unless `alerts.webhook.enabled`. */
   readonly webhookReceiver: (() => Promise<WebhookReceiver>) | undefined;
+  /**
+   * For DaemonDeps.leaderServices: the leader reads the HRIS export again within `HRIS_WATCH_MS`
+   * of a change, between poll passes; undefined without a roster file.
+   */
+  readonly hrisWatch: { readonly name: string; start(): Promise<void>; stop(): Promise<void> } | undefined;
 }
 
 /**
- * The alerts part of `retention-sync run`, ready for the daemon: a poll job (the HRIS roster is
- * read again whenever the export changed, so department and manager stay current) and the optional webhook receiver,
- * sharing one dedupe ledger and the one delivery service.
+ * The alerts part of `retention-sync run`, ready for the daemon: a poll job, the optional webhook
+ * receiver, sharing one dedupe ledger and the one delivery service, and the watch of the HRIS
+ * export (read again whenever it changed, so department and manager stay current in either mode).
  */
 export function createAlertJobs(input: {
   readonly config: Pick<Config, "alerts" | "roster">;
@@ -43,17 +47,18 @@ export function createAlertJobs(input: {
   /** Replicas: the unfenced store webhook events are accepted into, and whether this replica leads. */
   readonly acceptStore?: StateStore | undefined;
   readonly leading?: (() => boolean) | undefined;
+  /** The timer of the HRIS export watch (tests drive it). */
+  readonly hrisEvery?: Every | undefined;
 }): AlertJobs {
   const { config, logger } = input;
-  let hris: HrisLookup | undefined;
-  const currentHris = cachedHrisLookup(config.roster);
+  const hris = new HrisSource(config.roster, logger);
   const pipeline = createAlertPipeline({
     settings: input.settings,
     store: input.store,
     client: input.client,
     delivery: input.delivery,
     logger,
-    hris: (url) => hris?.(url),
+    hris: (url) => hris.current?.(url),
     signal: input.signal,
     onQueued: input.onQueued,
     acceptStore: input.acceptStore,
@@ -65,11 +70,7 @@ export function createAlertJobs(input: {
     poll: {
       intervalSeconds: webhookOn ? config.alerts.backstopPollInterval : config.alerts.pollInterval,
       async run(signal) {
-        try {
-          hris = await currentHris(new Date());
-        } catch (error) {
-          logger.warn({ err: error }, "HRIS roster unreadable: alerts go out without HRIS department and manager");
-        }
+        await hris.refresh(new Date());
         const report = await pipeline.poll({ now: new Date(), dryRun: false, signal });
         input.onPass?.(report);
         if (report.error !== undefined) throw new Error(`poll pass failed: ${report.error}`);
@@ -86,5 +87,6 @@ export function createAlertJobs(input: {
           return receiver;
         }
       : undefined,
+    hrisWatch: config.roster.enabled && config.roster.file ? hris.watch(input.hrisEvery) : undefined,
   };
 }

@@ -13,7 +13,7 @@ import { currentLenses, type LensList } from "./lens-list.js";
 import { minRiskScoreForLens } from "./min-risk-score.js";
 import type { PersonDirectory } from "./person-directory.js";
 import type { AlertDraft } from "./plan-deliveries.js";
-import { passCursor, pollWindow } from "./poll-window.js";
+import { lookbackStartKey, passCursor, pollWindow } from "./poll-window.js";
 
 export const CURSOR_NAMESPACE = "alerts.cursor";
 
@@ -112,7 +112,13 @@ export async function pollOnce(
     digestChannels: [],
     drafts: [],
   };
-  const gathered: Array<{ lens: Lens; items: ChangeItem[]; report: LensReport; cursor: string | undefined }> = [];
+  const gathered: Array<{
+    lens: Lens;
+    items: ChangeItem[];
+    report: LensReport;
+    cursor: string | undefined;
+    lookbackStart: string | undefined;
+  }> = [];
 
   let lenses: readonly Lens[] = [];
   try {
@@ -128,9 +134,9 @@ export async function pollOnce(
     key: lensKey(lens),
     minRiskScore: minRiskScoreForLens(lens, settings.routing),
   }));
-  // Every polled lens's cursor in one read, not one per lens.
+  // Every polled lens's cursor (and look-back start) in one read, not one per lens.
   const storedCursors = await deps.cursors.getMany<string>(
-    planned.filter((p) => p.minRiskScore !== null).map((p) => p.key),
+    planned.filter((p) => p.minRiskScore !== null).flatMap((p) => [p.key, lookbackStartKey(p.key)]),
   );
   for (const { lens, key, minRiskScore } of planned) {
     if (signal?.aborted) return stopped(report, logger);
@@ -148,6 +154,7 @@ export async function pollOnce(
     const lookback = settings.initialLookbackSeconds;
     const window = pollWindow({
       stored,
+      storedLookbackStart: storedCursors.get(lookbackStartKey(key)),
       nowMs: options.now.getTime(),
       lookbackMs: lookback * 1000,
       overlapMs: settings.cursorOverlapSeconds * 1000,
@@ -174,6 +181,7 @@ export async function pollOnce(
         items: await fetchLens(deps, lens, lensReport, since, minRiskScore),
         report: lensReport,
         cursor,
+        lookbackStart: window.lookbackStart,
       });
     } catch (error) {
       if (signal?.aborted) return stopped(report, logger);
@@ -191,6 +199,8 @@ export async function pollOnce(
     const nowMs = options.now.getTime();
     const next = passCursor({ cursor: g.cursor, items: g.items, passStartMs: nowMs, nowMs });
     if (next !== g.cursor) cursors[lensKey(g.lens)] = next;
+    // While the look-back still bounds the window, the next pass must know where it began.
+    if (g.lookbackStart !== undefined) cursors[lookbackStartKey(lensKey(g.lens))] = g.lookbackStart;
     g.report.cursor = next;
   }
   const arrivals = gathered.flatMap((g) => g.items.map((item): Arrival => ({ item, lens: g.lens, keys: [item.key] })));

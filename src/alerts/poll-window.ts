@@ -24,26 +24,54 @@ export interface PollWindow {
   readonly cursor: string | undefined;
   /** Why the look-back was used instead of the cursor. */
   readonly reason?: PollStartReason;
+  /**
+   * Where the look-back began, while it still bounds the window (the cursor less the overlap is
+   * before it): the pass stores it with its cursor so the next pass does not read further back.
+   */
+  readonly lookbackStart?: string;
 }
 
 /**
  * Where a lens's pass reads from: its cursor less the overlap, or `now - lookback` on the first
  * poll and when the stored cursor is unreadable or beyond now plus clock skew (written from a
  * far-future change by an older version). Replaying is safe: handled changes are deduped.
+ *
+ * The overlap never reaches back before where the look-back began (`storedLookbackStart`): the
+ * passes right after a first poll would otherwise post the changes of the overlap that the
+ * look-back left out on purpose (10 minutes of them with a 2-minute look-back).
  */
 export function pollWindow(input: {
   readonly stored: string | undefined;
+  readonly storedLookbackStart?: string | undefined;
   readonly nowMs: number;
   readonly lookbackMs: number;
   readonly overlapMs: number;
 }): PollWindow {
   const { stored, nowMs } = input;
   const lookback = new Date(nowMs - input.lookbackMs).toISOString();
-  if (stored === undefined) return { since: lookback, cursor: undefined, reason: "first-poll" };
+  const fromLookback = (reason: PollStartReason): PollWindow => ({
+    since: lookback,
+    cursor: undefined,
+    reason,
+    lookbackStart: lookback,
+  });
+  if (stored === undefined) return fromLookback("first-poll");
   const ms = Date.parse(stored);
-  if (Number.isNaN(ms)) return { since: lookback, cursor: undefined, reason: "cursor-unreadable" };
-  if (ms > nowMs + MAX_CLOCK_SKEW_MS) return { since: lookback, cursor: undefined, reason: "cursor-in-future" };
-  return { since: new Date(ms - input.overlapMs).toISOString(), cursor: stored };
+  if (Number.isNaN(ms)) return fromLookback("cursor-unreadable");
+  if (ms > nowMs + MAX_CLOCK_SKEW_MS) return fromLookback("cursor-in-future");
+  const overlapped = ms - input.overlapMs;
+  const floor = input.storedLookbackStart === undefined ? Number.NaN : Date.parse(input.storedLookbackStart);
+  // A look-back start beyond now is not one this daemon wrote (a clock set back): no floor.
+  if (!Number.isNaN(floor) && floor > overlapped && floor <= nowMs) {
+    const since = new Date(floor).toISOString();
+    return { since, cursor: stored, lookbackStart: since };
+  }
+  return { since: new Date(overlapped).toISOString(), cursor: stored };
+}
+
+/** The cursor namespace's key of where a lens's look-back began (kept next to its cursor). */
+export function lookbackStartKey(lensCursorKey: string): string {
+  return `${lensCursorKey}:lookback-start`;
 }
 
 /**

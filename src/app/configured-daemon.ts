@@ -1,5 +1,6 @@
 import { unwatchFile, watchFile } from "node:fs";
 import { createAlertJobs } from "../alerts/alert-jobs.js";
+import type { Every } from "../alerts/hris-source.js";
 import { INBOX_QUEUE } from "../alerts/webhook-inbox.js";
 import { webhookSecretProblem } from "../alerts/webhook-secret-problem.js";
 import type { CommandIO } from "../commands/command-io.js";
@@ -49,7 +50,11 @@ function staleAfterMs(config: Config): number {
 export async function startConfiguredDaemon(
   config: Config,
   io: CommandIO,
-  seams: { readonly beforeApplyPress?: Parameters<typeof createInteractivity>[0]["beforeApply"] } = {},
+  seams: {
+    readonly beforeApplyPress?: Parameters<typeof createInteractivity>[0]["beforeApply"];
+    /** The timer of the HRIS export watch (tests drive it instead of waiting). */
+    readonly hrisEvery?: Every;
+  } = {},
 ): Promise<ConfiguredDaemon> {
   const interactive = interactivitySettings(config);
   const metrics = createMetrics();
@@ -96,6 +101,7 @@ export async function startConfiguredDaemon(
           onPass: (report) => observePollPass(metrics, report, new Date()),
           onQueued: (count) => observeQueued(metrics, count),
           onRefused: (reason) => metrics.requestsRefused.inc({ server: "webhook", reason }),
+          hrisEvery: seams.hrisEvery,
         })
       : undefined;
     if (alerts && !slack) logger.warn("SLACK_BOT_TOKEN is not set: alerts are queued in the outbox until it is");
@@ -205,7 +211,10 @@ export async function startConfiguredDaemon(
 
     const daemon = await startDaemon({
       shutdown,
-      leaderServices: interactivity ? [interactivity.leaderService] : [],
+      leaderServices: [
+        ...(alerts?.hrisWatch ? [alerts.hrisWatch] : []),
+        ...(interactivity ? [interactivity.leaderService] : []),
+      ],
       fence,
       whileLeading,
       logger,

@@ -51,6 +51,31 @@ export class HealthMonitor {
     this.signals = { ...this.signals, role, ...(leading ? { startedAt: this.clock() } : {}) };
   }
 
+  /**
+   * Replicas: the leader lock's database is not known to answer (`problem`, the /readyz reason),
+   * until `leaderLockAnswered`; the daemon is not ready meanwhile, whatever its role.
+   */
+  leaderLockUnknown(problem: string): void {
+    this.signals = { ...this.signals, leaderLockProblem: problem };
+  }
+
+  /** Replicas: an attempt at the leader lock was answered (won or held by another replica). */
+  leaderLockAnswered(): void {
+    this.signals = { ...this.signals, leaderLockProblem: undefined };
+  }
+
+  /** A listener (the webhook receiver) is being started: not ready until `listening(name)`. */
+  listenerStarting(name: string): void {
+    const starting = new Set(this.signals.listenersStarting ?? []).add(name);
+    this.signals = { ...this.signals, listenersStarting: [...starting] };
+  }
+
+  /** The listener accepts connections (its `listen` completed). */
+  listening(name: string): void {
+    const starting = (this.signals.listenersStarting ?? []).filter((n) => n !== name);
+    this.signals = { ...this.signals, listenersStarting: starting };
+  }
+
   storeRecovered(): void {
     this.signals = { ...this.signals, storeOk: true, storeError: undefined };
   }

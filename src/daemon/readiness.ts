@@ -20,6 +20,17 @@ export interface HealthSignals {
   readonly budgetPausedUntil?: number | undefined;
   /** Replicas on a shared store: whether this one leads (runs the jobs) or stands by. */
   readonly role?: "leader" | "standby" | undefined;
+  /**
+   * Replicas: why the leader lock's database is not known to answer (not tried yet, the last
+   * attempt failed or ran out of time, the session holding it was lost); undefined once an attempt
+   * answered. Nobody may be leading meanwhile, so a standby is not ready to stand by.
+   */
+  readonly leaderLockProblem?: string | undefined;
+  /**
+   * Listeners the daemon serves that are not accepting connections yet (the webhook receiver):
+   * a delivery sent on the strength of a 200 must not be refused.
+   */
+  readonly listenersStarting?: readonly string[] | undefined;
 }
 
 export interface Readiness {
@@ -45,9 +56,16 @@ export function evaluateReadiness(signals: HealthSignals, now: number, staleAfte
 }
 
 function evaluate(signals: HealthSignals, now: number, staleAfterMs: number): Readiness {
+  const starting = signals.listenersStarting ?? [];
+  if (starting.length > 0) {
+    const verb = starting.length === 1 ? "is" : "are";
+    return { ready: false, reason: `starting: ${starting.join(" and ")} ${verb} not listening yet` };
+  }
   if (!signals.storeOk)
     return { ready: false, reason: `state store unavailable: ${signals.storeError ?? "unknown error"}` };
-  // A standby calls nothing: it is ready to take over (and to accept webhooks) while the store works.
+  if (signals.leaderLockProblem !== undefined) return { ready: false, reason: signals.leaderLockProblem };
+  // A standby calls nothing: it is ready to take over (and to accept webhooks) while the store works
+  // and its last attempt at the leader lock answered (another replica holds it).
   if (signals.role === "standby") return { ready: true, reason: "standby: another replica leads" };
   if (signals.quarantine) return { ready: false, reason: `needs operator action: ${signals.quarantine}` };
   const pausedUntil = signals.budgetPausedUntil ?? 0;

@@ -34,7 +34,11 @@ export interface DaemonDeps {
         readonly run: JobFn;
       }
     | undefined;
-  /** Starts the optional webhook receiver (on every replica: a standby stores events for the leader). */
+  /**
+   * Starts the optional webhook receiver (on every replica: a standby stores events for the
+   * leader); resolves once it accepts connections, and /readyz is not ready before. (Slack's HTTP
+   * interactivity is a route of the ops server: it listens when /readyz does.)
+   */
   readonly webhookReceiver?: (() => Promise<{ readonly url: string; close(): Promise<void> }>) | undefined;
   /** Work the leader does at the start of each term and then every `everyMs` (the shared webhook inbox). */
   readonly whileLeading?: { readonly everyMs: number; readonly run: JobFn } | undefined;
@@ -85,8 +89,11 @@ export async function startDaemon(deps: DaemonDeps): Promise<RunningDaemon> {
     ? replicaLeadership(store.election, {
         ...deps.election,
         logger,
-        onStoreError: (error) => health.storeFailed(error),
-        onStoreRecovered: () => health.storeRecovered(),
+        onStoreError: (error) =>
+          health.leaderLockUnknown(
+            `leader lock unreachable: ${error instanceof Error ? error.message : String(error)}`,
+          ),
+        onAnswered: () => health.leaderLockAnswered(),
       })
     : singleInstance(store.namespace("daemon.lock"), {
         ...(deps.lockLeaseMs === undefined ? {} : { leaseMs: deps.lockLeaseMs }),
@@ -206,7 +213,12 @@ export async function startDaemon(deps: DaemonDeps): Promise<RunningDaemon> {
       if (replicas) health.setRole("standby");
       endTerm(reason);
     };
-    const onLost = () => stepDown(String(term.lost.reason ?? "leadership lost"));
+    const onLost = () => {
+      const reason = String(term.lost.reason ?? "leadership lost");
+      // The lock's session failed or went silent: until an attempt is answered, nobody may lead.
+      health.leaderLockUnknown(`leader lock unreachable: ${reason}`);
+      stepDown(reason);
+    };
     term.lost.addEventListener("abort", onLost, { once: true });
     metrics.leader.set(1);
     if (replicas) health.setRole("leader");
@@ -249,10 +261,17 @@ export async function startDaemon(deps: DaemonDeps): Promise<RunningDaemon> {
     return clean;
   }
 
+  // Ready only once every listener accepts connections: the ops server answers /readyz before the
+  // webhook receiver listens, and a delivery sent on its 200 would be refused.
+  const WEBHOOK_LISTENER = "the webhook receiver";
+  if (deps.webhookReceiver) health.listenerStarting(WEBHOOK_LISTENER);
   try {
     const ops = await startOpsServer({ ...deps.ops, health, metrics, logger });
     cleanups.unshift(() => ops.close());
-    if (replicas) health.setRole("standby");
+    if (replicas) {
+      health.setRole("standby");
+      health.leaderLockUnknown("leader lock not tried yet: the replica is starting");
+    }
     metrics.leader.set(0);
 
     const probeTimer = setInterval(() => {
@@ -285,6 +304,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<RunningDaemon> {
     let webhookUrl: string | undefined;
     if (deps.webhookReceiver) {
       const receiver = await deps.webhookReceiver();
+      health.listening(WEBHOOK_LISTENER);
       webhookUrl = receiver.url;
       // The receiver closes first so no event is accepted that the drain could not finish.
       cleanups.unshift(() => receiver.close());

@@ -71,6 +71,32 @@ describe("cursors of empty passes", () => {
   });
 });
 
+describe("the passes right after a first poll", () => {
+  it("never read further back than alerts.initialLookback, however long the overlap, across a restart too", async () => {
+    const h = await harness({ alerts: { ...ROUTES, initialLookback: 120, cursorOverlap: 600 } });
+    // Changes 5 minutes old when the daemon first polls: older than its 2-minute look-back, within the overlap.
+    const old = await emulator().control.signals({ count: 6, organizationId: own(), riskScore: 0.8 });
+    const names = old.map((c) => (c.employee as { name?: string } | undefined)?.name ?? "?");
+    const passAfter = async (seconds: number) =>
+      h.pipeline.poll({ now: new Date((await emulator().control.advanceClock(seconds)).now), dryRun: false });
+    const retention = (report: Awaited<ReturnType<typeof passAfter>>) =>
+      report.lenses.find((l) => l.lens === `retention:${own()}`);
+
+    expect(retention(await passAfter(300))).toMatchObject({ fetched: 0, fresh: 0 });
+    expect(retention(await passAfter(20))).toMatchObject({ fetched: 0, fresh: 0 });
+    await h.restart();
+    expect(retention(await passAfter(20))).toMatchObject({ fetched: 0, fresh: 0 });
+    expect(slack.posted()).toEqual([]);
+
+    // A change made now is posted: the passes read, only not before the look-back.
+    const [fresh] = await emulator().control.signals({ count: 1, organizationId: own(), riskScore: 0.8 });
+    expect(retention(await passAfter(20))).toMatchObject({ fresh: 1 });
+    const posted = slack.posted("hr-alerts").map(messageText).join("\n");
+    expect(posted).toContain((fresh?.employee as { name?: string } | undefined)?.name);
+    for (const name of names) expect(posted).not.toContain(`|${name}>`);
+  });
+});
+
 describe("a row erased between two pages", () => {
   it("hides no other row: the walk starts again from page 1 when the total shrinks", async () => {
     const proxy = await startGatedProxy(emulator().baseUrl);

@@ -11,9 +11,46 @@ describe("pollWindow", () => {
 
   it("starts from the look-back when the stored cursor is missing, unreadable or in the future", () => {
     const back = "2026-11-22T12:00:00.000Z";
-    expect(window(undefined)).toEqual({ since: back, cursor: undefined, reason: "first-poll" });
-    expect(window("garbage")).toEqual({ since: back, cursor: undefined, reason: "cursor-unreadable" });
-    expect(window("9999-12-31T00:00:00.000Z")).toEqual({ since: back, cursor: undefined, reason: "cursor-in-future" });
+    const fromBack = { since: back, cursor: undefined, lookbackStart: back };
+    expect(window(undefined)).toEqual({ ...fromBack, reason: "first-poll" });
+    expect(window("garbage")).toEqual({ ...fromBack, reason: "cursor-unreadable" });
+    expect(window("9999-12-31T00:00:00.000Z")).toEqual({ ...fromBack, reason: "cursor-in-future" });
+  });
+
+  it("never reads before where the look-back began, until the overlap no longer reaches it", () => {
+    const lookbackStart = "2026-11-23T11:58:00.000Z";
+    const pass = (stored: string, nowMs = NOW) =>
+      pollWindow({
+        stored,
+        storedLookbackStart: lookbackStart,
+        nowMs,
+        lookbackMs: 120_000,
+        overlapMs: TEN_MINUTES,
+      });
+    // Right after the first poll the cursor is 1 minute before it: the overlap would go 11 minutes back.
+    expect(pass("2026-11-23T11:59:00.000Z")).toEqual({
+      since: lookbackStart,
+      cursor: "2026-11-23T11:59:00.000Z",
+      lookbackStart,
+    });
+    // A look-back shorter than the pass margin leaves the cursor before its start: still the floor.
+    expect(pass("2026-11-23T11:57:00.000Z").since).toBe(lookbackStart);
+    // The cursor is more than the overlap past it: the overlap rules, the start is no longer kept.
+    expect(pass("2026-11-23T12:09:00.000Z", NOW + 10 * 60_000)).toEqual({
+      since: "2026-11-23T11:59:00.000Z",
+      cursor: "2026-11-23T12:09:00.000Z",
+    });
+    // A start beyond now (a clock set back) or unreadable is no floor.
+    const odd = (storedLookbackStart: string) =>
+      pollWindow({
+        stored: "2026-11-23T11:59:00.000Z",
+        storedLookbackStart,
+        nowMs: NOW,
+        lookbackMs: 0,
+        overlapMs: TEN_MINUTES,
+      });
+    expect(odd("2026-11-23T12:30:00.000Z").since).toBe("2026-11-23T11:49:00.000Z");
+    expect(odd("garbage").since).toBe("2026-11-23T11:49:00.000Z");
   });
 
   it("re-reads the overlap before the cursor, so late arrivals dated before it are still read", () => {

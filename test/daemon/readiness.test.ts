@@ -85,6 +85,40 @@ describe("HealthMonitor", () => {
   });
 });
 
+describe("a replica and the leader lock", () => {
+  it("stands by ready only once an attempt at the lock was answered, and not while the lock is unreachable", () => {
+    const health = new HealthMonitor(STALE, () => 1_000);
+    health.setRole("standby");
+    health.leaderLockUnknown("leader lock not tried yet: the replica is starting");
+    expect(health.readiness()).toEqual({
+      ready: false,
+      reason: "leader lock not tried yet: the replica is starting",
+      role: "standby",
+    });
+    health.leaderLockAnswered();
+    expect(health.readiness()).toEqual({ ready: true, reason: "standby: another replica leads", role: "standby" });
+    health.leaderLockUnknown("leader lock unreachable: connecting: no answer within 10000 ms");
+    expect(health.readiness()).toMatchObject({
+      ready: false,
+      reason: expect.stringMatching(/^leader lock unreachable/),
+    });
+  });
+});
+
+describe("listeners", () => {
+  it("is not ready while a listener is starting, whatever else holds", () => {
+    const health = new HealthMonitor(STALE, () => 1_000);
+    health.apiSucceeded();
+    health.listenerStarting("the webhook receiver");
+    expect(health.readiness()).toEqual({
+      ready: false,
+      reason: "starting: the webhook receiver is not listening yet",
+    });
+    health.listening("the webhook receiver");
+    expect(health.readiness()).toEqual({ ready: true, reason: "ok" });
+  });
+});
+
 describe("a paused request budget", () => {
   it("is not ready while the budget is paused, with the time left, and ready again after", () => {
     const signals = { storeOk: true, startedAt: 0, lastApiSuccessAt: 1_000, budgetPausedUntil: 61_000 };

@@ -155,6 +155,8 @@ describe("replicas on one Postgres", () => {
         state: postgres.urlWithoutPassword(database),
       });
       expect(await readyz(a)).toEqual({ status: 200, text: expect.stringMatching(/^ready: .*\nrole: leader\n$/) });
+      // Ready to stand by once its first attempt at the leader lock was answered (held by a).
+      await until("b to stand by", async () => ((await readyz(b)).status === 200 ? true : undefined));
       expect(await readyz(b)).toEqual({
         status: 200,
         text: "ready: standby: another replica leads\nrole: standby\n",

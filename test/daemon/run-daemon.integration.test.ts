@@ -1,4 +1,6 @@
 import { mkdtempSync } from "node:fs";
+import { createServer as createHttpServer } from "node:http";
+import { createServer as createNetServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -39,6 +41,50 @@ async function start(deps: Parameters<typeof startDaemon>[0]): Promise<RunningDa
   running.push(daemon);
   return daemon;
 }
+
+async function freePort(): Promise<number> {
+  const server = createNetServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.address();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  if (address === null || typeof address === "string") throw new Error("no port");
+  return address.port;
+}
+
+describe("readiness and the listeners", () => {
+  it("is not ready until the webhook receiver's listen has completed", async () => {
+    const opsPort = await freePort();
+    const receiverStarting = deferred();
+    const listenMayComplete = deferred();
+    const webhook = createHttpServer((_req, res) => res.end());
+    const starting = start({
+      ...baseDeps(await openStore(":memory:")),
+      ops: { host: "127.0.0.1", port: opsPort },
+      // A slow listen: the receiver accepts connections only once the test lets its listen complete.
+      webhookReceiver: async () => {
+        receiverStarting.resolve();
+        await listenMayComplete.promise;
+        await new Promise<void>((resolve) => webhook.listen(0, "127.0.0.1", resolve));
+        return {
+          url: `http://127.0.0.1:${(webhook.address() as { port: number }).port}/webhooks/retention`,
+          close: () => new Promise<void>((resolve) => webhook.close(() => resolve())),
+        };
+      },
+    });
+    await receiverStarting.promise;
+    const early = await fetch(`http://127.0.0.1:${opsPort}/readyz`);
+    expect({ status: early.status, text: await early.text(), listening: webhook.listening }).toEqual({
+      status: 503,
+      text: "not ready: starting: the webhook receiver is not listening yet\n",
+      listening: false,
+    });
+    listenMayComplete.resolve();
+    const daemon = await starting;
+    expect(webhook.listening).toBe(true);
+    expect((await fetch(`${daemon.opsUrl}/readyz`)).status).toBe(200);
+    expect((await fetch(daemon.webhookUrl ?? "")).status).toBe(200);
+  });
+});
 
 describe("startDaemon", () => {
   it("refuses a second instance on the same state file", async () => {

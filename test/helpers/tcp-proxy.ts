@@ -8,6 +8,9 @@
  *   silent too.
  * - `heal()`: the network is back: the client sees the connections that died during the
  *   partition reset, and new connections pass again.
+ * - `stall()`: the server hangs (Postgres stopped answering, as under a frozen disk): nothing
+ *   passes either way, every connection stays open, new ones are accepted and held; the server
+ *   keeps its sessions (and their locks). `resume()`: everything held passes on, in order.
  */
 import { connect, createServer, type Server, type Socket } from "node:net";
 
@@ -17,6 +20,8 @@ export interface TcpProxy {
   readonly partitioned: boolean;
   partition(): void;
   heal(): void;
+  stall(): void;
+  resume(): void;
   close(): Promise<void>;
 }
 
@@ -24,6 +29,9 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
   const pairs = new Set<{ client: Socket; upstream: Socket | undefined }>();
   const held = new Set<Socket>();
   let partitioned = false;
+  let stalled = false;
+  /** Connections accepted during a stall, wired up on `resume`. */
+  const waiting: Socket[] = [];
 
   const silence = (client: Socket) => {
     client.pause();
@@ -38,6 +46,14 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
       silence(client);
       return;
     }
+    if (stalled) {
+      client.pause();
+      waiting.push(client);
+      return;
+    }
+    wire(client);
+  });
+  const wire = (client: Socket) => {
     const upstream = connect(targetPort, targetHost);
     const pair = { client, upstream: upstream as Socket | undefined };
     pairs.add(pair);
@@ -51,7 +67,7 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
     upstream.on("close", () => {
       if (!held.has(client)) client.destroy();
     });
-  });
+  };
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const address = server.address();
   if (typeof address !== "object" || address === null) throw new Error("tcp proxy: no port");
@@ -76,7 +92,26 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
       for (const client of held) client.resetAndDestroy();
       held.clear();
     },
+    stall() {
+      stalled = true;
+      for (const pair of pairs) {
+        pair.client.pause();
+        pair.upstream?.pause();
+      }
+    },
+    resume() {
+      stalled = false;
+      for (const pair of pairs) {
+        pair.client.resume();
+        pair.upstream?.resume();
+      }
+      for (const client of waiting.splice(0)) {
+        wire(client);
+        client.resume();
+      }
+    },
     async close() {
+      for (const client of waiting.splice(0)) client.destroy();
       for (const client of held) client.destroy();
       for (const pair of pairs) {
         pair.client.destroy();

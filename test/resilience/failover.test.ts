@@ -32,7 +32,7 @@ const LONG = process.env.RESILIENCE_LONG === "1";
 const KILLS = Number(process.env.FAILOVER_KILLS ?? (LONG ? 10 : 4));
 const SEED = Number(process.env.RESILIENCE_SEED ?? 20261717);
 const WAVE = 8;
-/** Generous: a takeover is expected within about a second (the standby tries every second). */
+/** Generous: a takeover is expected within about a second (the standby tries every 250 ms). */
 const TOOK_OVER_AT_ALL_MS = 30_000;
 const REPOSTED = "an alert was being posted when the previous run stopped; posting it again (it may appear twice)";
 

@@ -1,0 +1,104 @@
+import { statSync } from "node:fs";
+import type { Config } from "../config/schema.js";
+import type { Logger } from "../logger.js";
+import type { HrisLookup } from "./enrich.js";
+import { loadHrisLookup } from "./hris-lookup.js";
+
+/** A repeating timer: calls `tick` every `ms` until the returned function stops it. Tests drive their own. */
+export type Every = (ms: number, tick: () => Promise<void>) => () => void;
+
+/** The real one: a timer that does not keep the process alive. */
+export const everyInterval: Every = (ms, tick) => {
+  const timer = setInterval(() => void tick(), ms);
+  timer.unref();
+  return () => clearInterval(timer);
+};
+
+/** How often the leader looks whether the export changed (a stat, no read): HR fields follow within this. */
+export const HRIS_WATCH_MS = 30_000;
+
+/** What identifies a version of the export without reading it: changed by any rewrite or replacement. */
+function fileVersion(path: string): string | undefined {
+  try {
+    const stat = statSync(path);
+    return `${stat.ino}:${stat.size}:${stat.mtimeMs}`;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The HR fields of alert cards (department, title, manager, employee id), from the HRIS export:
+ * read again whenever the file changed, by every poll pass and, while leading, by a watch every
+ * `HRIS_WATCH_MS` (webhook mode polls only every `backstopPollInterval`). A new version replaces
+ * the lookup only once read in full, unchanged while it was read; a version that cannot be read
+ * keeps the last good lookup, with one warning per version.
+ */
+export class HrisSource {
+  private lookup: HrisLookup | undefined;
+  /** The version behind `lookup`, or the last one that could not be read: neither is read again. */
+  private seen: string | undefined;
+  private reading: Promise<void> | undefined;
+
+  constructor(
+    private readonly roster: Config["roster"],
+    private readonly logger: Logger,
+  ) {}
+
+  /** The lookup of the last export read in full (undefined before the first, or without a roster file). */
+  get current(): HrisLookup | undefined {
+    return this.lookup;
+  }
+
+  /** Reads the export again if it changed since the last read; never throws. Concurrent calls share one read. */
+  refresh(now: Date): Promise<void> {
+    this.reading ??= this.readIfChanged(now).finally(() => {
+      this.reading = undefined;
+    });
+    return this.reading;
+  }
+
+  /** A leader service: refreshes at the start of each term, then every `everyMs`, until stopped. */
+  watch(
+    every: Every = everyInterval,
+    everyMs = HRIS_WATCH_MS,
+  ): { name: string; start(): Promise<void>; stop(): Promise<void> } {
+    let stop: (() => void) | undefined;
+    return {
+      name: "hris-watch",
+      start: async () => {
+        stop?.();
+        stop = every(everyMs, () => this.refresh(new Date()));
+        await this.refresh(new Date());
+      },
+      stop: async () => {
+        stop?.();
+        stop = undefined;
+      },
+    };
+  }
+
+  private async readIfChanged(now: Date): Promise<void> {
+    const file = this.roster.enabled ? this.roster.file : undefined;
+    if (!file) return;
+    const version = fileVersion(file) ?? "missing";
+    if (version === this.seen) return;
+    const before = this.lookup;
+    try {
+      const lookup = await loadHrisLookup(this.roster, now);
+      // Changed while it was read: maybe half written. Read again next time; keep the old one meanwhile.
+      if ((fileVersion(file) ?? "missing") !== version) return;
+      this.lookup = lookup;
+      this.seen = version;
+      if (before) this.logger.info({ file }, "HRIS export changed: alerts now show its HR fields");
+    } catch (error) {
+      this.seen = version;
+      this.logger.warn(
+        { err: error, file },
+        before
+          ? "HRIS export unreadable: alerts keep the HR fields of the last export read; fix or replace the file"
+          : "HRIS export unreadable: alerts go out without HR fields until the file is fixed or replaced",
+      );
+    }
+  }
+}
