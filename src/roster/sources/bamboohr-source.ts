@@ -360,8 +360,12 @@ export class BambooHrSource implements RosterSource {
       },
     );
     const report = parseJson(answer.text, customReport, "the custom report");
-    const returned = new Set(report.fields.map((field) => field.id));
-    const absent = STATUS_FIELDS.filter((name) => !returned.has(name));
+    // Each person carries one key per field BambooHR returned; with nobody in the report, its
+    // field list says which came back.
+    const listed = new Set(report.fields.map((field) => field.id));
+    const absent = STATUS_FIELDS.filter((name) =>
+      report.employees.length > 0 ? report.employees.some((person) => !Object.hasOwn(person, name)) : !listed.has(name),
+    );
     if (absent.length > 0) {
       throw new RosterSourceAuthError(
         SOURCE,

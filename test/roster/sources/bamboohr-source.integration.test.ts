@@ -212,6 +212,13 @@ describe("bamboohr source: the custom report when the dataset cannot serve the p
     expect(error.message).toMatch(/came back without employmentHistoryStatus.*may not see/);
     await expectNothingKept();
   });
+  it("an empty report whose field list lacks the employment status is refused too", async () => {
+    fake.employees = [];
+    fake.options = { ...fake.options, hidden: ["employmentHistoryStatus"] };
+    const error = await failure(source().pull());
+    expect(error).toBeInstanceOf(RosterSourceAuthError);
+    expect(error.message).toMatch(/came back without employmentHistoryStatus/);
+  });
 });
 
 describe("bamboohr source: failed pulls are no export", () => {
