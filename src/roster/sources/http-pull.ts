@@ -8,7 +8,7 @@ import { ResponseTooLarge, readCapped } from "../../read-capped.js";
 import { sleepUnlessAborted } from "../../timers.js";
 
 /**
- * One GET of an HRIS report or API page, as every HTTP source makes it: timeouts, a byte cap,
+ * One GET (or POST) of an HRIS report or API page, as every HTTP source makes it: timeouts, a byte cap,
  * redirects only within the same origin, credentials only over HTTPS (plain HTTP only to this
  * machine, for local fakes and tests), and retries inside the run: after a 429 or 503 as long as
  * its Retry-After says (up to a cap), after a 5xx, a timeout or a cut connection with backoff.
@@ -32,6 +32,18 @@ export interface HttpPullOptions {
   readonly now?: () => number;
 }
 
+/** What a request is besides its URL and headers: a GET unless told otherwise. */
+export interface HttpCall {
+  readonly method?: "GET" | "POST";
+  /** The body of a POST (sent again, whole, with every try and after a 307 or 308). */
+  readonly body?: string;
+  /**
+   * Statuses handed back as answers (their body read as text, within 64 KiB) instead of failing
+   * the pull: a source that falls back to another endpoint on a 404 names it here.
+   */
+  readonly answerStatuses?: readonly number[];
+}
+
 export interface HttpAnswer {
   readonly status: number;
   readonly headers: Readonly<Record<string, string | undefined>>;
@@ -45,6 +57,7 @@ export interface HttpAnswer {
 const DEFAULT_ATTEMPTS = 4;
 const DEFAULT_MAX_RETRY_WAIT_MS = 120_000;
 const MAX_REDIRECTS = 5;
+const ANSWERED_BODY_BYTES = 64 * 1024;
 const LOOPBACK = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
 
 /** HTTPS, or plain HTTP to this machine only: credentials never cross a network in clear. */
@@ -105,20 +118,24 @@ async function bodyToFile(body: Dispatcher.ResponseData["body"], path: string, l
   return size;
 }
 
-/** One GET, following same-origin redirects. Throws TryFailed for what another try may fix. */
-async function getOnce(
+/** One request, following same-origin redirects. Throws TryFailed for what another try may fix. */
+async function requestOnce(
   start: URL,
   headers: Readonly<Record<string, string>>,
   into: "text" | { readonly file: string },
   options: HttpPullOptions,
+  call: HttpCall,
 ): Promise<HttpAnswer> {
   let url = start;
+  let method = call.method ?? "GET";
+  let body = method === "POST" ? call.body : undefined;
   for (let hop = 0; hop <= MAX_REDIRECTS; hop += 1) {
     let response: Dispatcher.ResponseData;
     try {
       response = await request(url, {
-        method: "GET",
+        method,
         headers: { "user-agent": USER_AGENT, ...headers },
+        ...(body === undefined ? {} : { body }),
         headersTimeout: options.timeoutMs,
         bodyTimeout: options.timeoutMs,
         signal: options.signal,
@@ -142,7 +159,17 @@ async function getOnce(
         );
       }
       url = next;
+      // A 303 (and, as browsers do, a 301 or 302 after a POST) is followed with a GET; a 307 or
+      // 308 repeats the request as it was.
+      if (status === 303 || (method === "POST" && (status === 301 || status === 302))) {
+        method = "GET";
+        body = undefined;
+      }
       continue;
+    }
+    if (call.answerStatuses?.includes(status)) {
+      const text = await readCapped(response.body, ANSWERED_BODY_BYTES).catch(() => "");
+      return { status, headers: answerHeaders, text, bytes: Buffer.byteLength(text), url: url.toString() };
     }
     if (status === 401 || status === 403) {
       response.body.resume();
@@ -196,11 +223,22 @@ async function getOnce(
 }
 
 /** A GET with the retries of the run: waits as Retry-After says or backs off, then gives up. */
-export async function httpGet(
+export function httpGet(
   url: string,
   headers: Readonly<Record<string, string>>,
   into: "text" | { readonly file: string },
   options: HttpPullOptions,
+): Promise<HttpAnswer> {
+  return httpRequest(url, headers, into, options, {});
+}
+
+/** A GET or POST with the retries of the run (as httpGet), its body sent again whole with each try. */
+export async function httpRequest(
+  url: string,
+  headers: Readonly<Record<string, string>>,
+  into: "text" | { readonly file: string },
+  options: HttpPullOptions,
+  call: HttpCall,
 ): Promise<HttpAnswer> {
   const start = checkPullUrl(url);
   const attempts = options.attempts ?? DEFAULT_ATTEMPTS;
@@ -209,7 +247,7 @@ export async function httpGet(
   let last = "";
   for (let attempt = 1; attempt <= attempts; attempt += 1) {
     try {
-      return await getOnce(start, headers, into, options);
+      return await requestOnce(start, headers, into, options, call);
     } catch (error) {
       if (!(error instanceof TryFailed)) throw error;
       last = error.message;
