@@ -115,9 +115,9 @@ export class HttpsSource implements RosterSource {
 
   /** A 304: the kept file is this pull's export, as of now. */
   private async again(last: KeptPull, origin: string): Promise<PulledExport> {
-    const at = this.now();
-    await this.store.touch(last.name, at);
-    await this.store.saveMeta("https", { ...last, mtimeMs: at.getTime() } satisfies KeptPull);
+    await this.store.touch(last.name, this.now());
+    const mtimeMs = await this.mtimeOf(last.name);
+    await this.store.saveMeta("https", { ...last, mtimeMs } satisfies KeptPull);
     return this.pulled(this.store.path(last.name), origin, {
       notModified: true,
       bytes: last.bytes,
@@ -133,13 +133,12 @@ export class HttpsSource implements RosterSource {
     previous: unknown,
   ): Promise<PulledExport> {
     const name = fileName(this.config.format, headers["content-type"]);
-    const at = this.now();
-    const file = await this.store.commit(temporary, name, at);
+    const file = await this.store.commit(temporary, name, this.now());
     const kept: KeptPull = {
       url: this.config.url,
       name,
       bytes,
-      mtimeMs: at.getTime(),
+      mtimeMs: await this.mtimeOf(name),
       ...(headers.etag ? { etag: headers.etag } : {}),
       ...(headers["last-modified"] ? { lastModified: headers["last-modified"] } : {}),
     };
@@ -149,6 +148,11 @@ export class HttpsSource implements RosterSource {
       await this.store.discard(this.store.path(previous));
     }
     return this.pulled(file, origin, { bytes, ...(headers.etag ? { etag: shownEtag(headers.etag) } : {}) });
+  }
+
+  /** The kept file's modification time as `stat` reads it back (a time set in ms may read back a hair off). */
+  private async mtimeOf(name: string): Promise<number> {
+    return Math.trunc((await stat(this.store.path(name))).mtimeMs);
   }
 
   private pulled(file: string, origin: string, facts: Record<string, string | number | boolean>): PulledExport {
