@@ -27,7 +27,7 @@
  *
  * Faults, queued, one per request (`fail`): any status with an optional Retry-After, a body cut
  * short (Content-Length declared and the socket closed early, or a chunked body ended without its
- * last chunk), a redirect to any Location.
+ * last chunk), a redirect to any Location, a server that stalls before or inside its answer.
  *
  * Sources:
  * - https://docs.workato.com/connectors/workday/workday_raas
@@ -51,7 +51,9 @@ export type HttpsFault =
   | { readonly kind: "status"; readonly status: number; readonly retryAfter?: string; readonly body?: string }
   /** `content-length`: declares the whole length, sends half and closes; `chunked`: ends without the last chunk. */
   | { readonly kind: "cut"; readonly how: "content-length" | "chunked" }
-  | { readonly kind: "redirect"; readonly location: string; readonly status?: 301 | 302 | 303 | 307 | 308 };
+  | { readonly kind: "redirect"; readonly location: string; readonly status?: 301 | 302 | 303 | 307 | 308 }
+  /** `headers`: never answers; `body`: sends the headers and half the body, then nothing more (the socket stays open). */
+  | { readonly kind: "stall"; readonly phase: "headers" | "body" };
 
 export interface HttpsFakeOptions {
   readonly host?: string;
@@ -77,6 +79,7 @@ export interface FakeRequest {
   readonly auth: string;
   readonly ifNoneMatch?: string;
   readonly ifModifiedSince?: string;
+  /** The status answered; 0 for a request left unanswered (a stall). */
   readonly status: number;
 }
 
@@ -248,6 +251,10 @@ export async function startHttpsFake(options: HttpsFakeOptions = {}): Promise<Ht
       res.end();
       return;
     }
+    if (fault?.kind === "stall" && fault.phase === "headers") {
+      record(0);
+      return;
+    }
     if (req.method !== "GET") {
       record(405);
       json(res, 405, { error: "method not allowed" });
@@ -317,6 +324,12 @@ export async function startHttpsFake(options: HttpsFakeOptions = {}): Promise<Ht
       res.write(bytes.subarray(0, Math.floor(bytes.length / 2)));
       // Flushed, then the connection ends: the client has half of what was announced.
       setTimeout(() => req.socket.destroy(), 20);
+      return;
+    }
+    if (fault?.kind === "stall" && fault.phase === "body") {
+      record(200);
+      res.writeHead(200, { "content-type": type, "content-length": String(bytes.length), ...validators });
+      res.write(bytes.subarray(0, Math.floor(bytes.length / 2)));
       return;
     }
     if (fault?.kind === "cut" && fault.how === "chunked") {

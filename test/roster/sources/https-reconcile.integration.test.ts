@@ -4,6 +4,8 @@
  * waits), the daemon's scheduled run and `check`. A pull that does not complete reconciles nothing:
  * no write reaches the service and nobody is archived.
  */
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { RetentionClient } from "../../../src/api/client.js";
@@ -253,6 +255,20 @@ describe("retention-sync reconcile and check with roster.source https (the CLI)"
     expect(roster.some((r) => r.method === "POST")).toBe(true);
     expect(applied.stdout).not.toContain(fake.password);
     expect(applied.stderr).not.toContain(fake.password);
+  });
+
+  it("reconcile --dry-run --out, then --plan: the second pull is a 304 of the same report, and the plan applies", async () => {
+    fake.setRows(TWELVE);
+    const plan = join(world.files.dir, "plan.json");
+    const dry = await cli(["reconcile", "--dry-run", "--out", plan]);
+    expect(dry.code).toBe(0);
+    const saved = JSON.parse(await readFile(plan, "utf8")) as { file: string; source?: unknown };
+    expect(saved.file).toBe(`${fake.origin}/ccx/service/customreport2/acme/ISU_Retention/Retention_Roster`);
+    expect(saved.source).toEqual({ type: "https", origin: saved.file });
+    const applied = await cli(["reconcile", "--plan", plan]);
+    expect(applied.code).toBe(0);
+    expect(fake.requests.map((r) => r.status)).toEqual([200, 304]);
+    expect(await writes()).toBeGreaterThan(0);
   });
 
   it("a refused credential exits 2 and writes nothing", async () => {

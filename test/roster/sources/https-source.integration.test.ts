@@ -291,6 +291,19 @@ describe("https source: failed and cut pulls", () => {
     expect(await names(pulled)).toHaveLength(40);
   });
 
+  it("a server that never answers, or stops inside its answer, times out on every try: exit 1", async () => {
+    const before = await goodPull();
+    fake.setRows(workdayRows(40));
+    fake.failTimes({ kind: "stall", phase: "headers" }, 4);
+    const silent = await failure(open({ timeoutSeconds: "150ms" }).pull());
+    expect(silent.exitCode).toBe(1);
+    expect(silent.message).toMatch(/did not answer \(UND_ERR_HEADERS_TIMEOUT.*\(4 tries\)/);
+    fake.failTimes({ kind: "stall", phase: "body" }, 4);
+    const stopped = await failure(open({ timeoutSeconds: "150ms" }).pull());
+    expect(stopped.message).toMatch(/the answer was cut \(UND_ERR_BODY_TIMEOUT.*\(4 tries\)/);
+    await expectUntouched(before);
+  });
+
   it("a report bigger than maxBytes fails the pull (exit 1) without a retry, and nothing of it is kept", async () => {
     const before = await goodPull();
     fake.setRows(workdayRows(200));
