@@ -22,15 +22,18 @@ interface KeptPull {
 
 const ACCEPT = "application/json, text/csv;q=0.9, */*;q=0.1";
 
-/** The pulled file's name: its extension tells the reader the format when it is not set. */
+/**
+ * The pulled file's name: its extension tells the reader the format when it is not set
+ * (`https.export`: by its first bytes).
+ */
 function fileName(format: HttpsConfig["format"], contentType: string | undefined): string {
   if (format === "json") return "https.json";
   if (format === "csv") return "https.csv";
-  return /json/i.test(contentType ?? "")
-    ? "https.json"
-    : /csv|text\/plain/i.test(contentType ?? "")
-      ? "https.csv"
-      : "https.export";
+  const type = contentType ?? "";
+  if (/ndjson|jsonl|json-seq|jsonlines/i.test(type)) return "https.ndjson";
+  if (/json/i.test(type)) return "https.json";
+  if (/csv|text\/plain/i.test(type)) return "https.csv";
+  return "https.export";
 }
 
 /** The origin and path of a report URL for reports and logs: no query string, no user info. */

@@ -18,7 +18,7 @@
  * - The whole report in one answer: RaaS has no pages.
  * Without `format`, RaaS answers XML; this fake does too (a minimal `wd:Report_Data`).
  *
- * Any other report URL (`/exports/{name}.json|csv` here) takes `Authorization: Bearer <token>`.
+ * Any other report URL (`/exports/{name}.json|csv|ndjson` here) takes `Authorization: Bearer <token>`.
  *
  * Both answer conditional GETs as HTTP does (RFC 9110 13.1.1, 13.1.3, 15.4.5): a strong `ETag`
  * and a `Last-Modified`; `If-None-Match` naming the current ETag, or (without If-None-Match)
@@ -93,7 +93,7 @@ export interface HttpsFake {
   /** The report's RaaS URL as Workday's View URLs shows it (`xml`: without `format`, Workday's default). */
   raasUrl(format: "json" | "csv" | "xml", extra?: Record<string, string>): string;
   /** A generic report URL (Bearer token). */
-  exportUrl(format: "json" | "csv"): string;
+  exportUrl(format: "json" | "csv" | "ndjson"): string;
   /** Replaces the rows; the report's Last-Modified moves to `at` (default: now, to the second). */
   setRows(rows: readonly ReportRow[], at?: Date): void;
   /** Which validators the answers carry (both by default). */
@@ -227,6 +227,9 @@ export async function startHttpsFake(options: HttpsFakeOptions = {}): Promise<Ht
     if (format === "json")
       return { text: JSON.stringify({ Report_Entry: rows }), type: "application/json;charset=UTF-8" };
     if (format === "csv") return { text: toCsv(rows), type: "text/csv;charset=UTF-8" };
+    if (format === "ndjson") {
+      return { text: rows.map((row) => `${JSON.stringify(row)}\n`).join(""), type: "application/x-ndjson" };
+    }
     return { text: toXml(rows, report), type: "text/xml;charset=UTF-8" };
   }
 
@@ -261,7 +264,7 @@ export async function startHttpsFake(options: HttpsFakeOptions = {}): Promise<Ht
       return;
     }
     let format: string | undefined;
-    const exportMatch = /^\/exports\/([A-Za-z0-9_-]+)\.(json|csv)$/.exec(url.pathname);
+    const exportMatch = /^\/exports\/([A-Za-z0-9_-]+)\.(json|csv|ndjson)$/.exec(url.pathname);
     if (url.pathname.startsWith("/ccx/service/customreport2/")) {
       // Credentials first, as a server does: an unknown user learns nothing about the reports.
       const who = caller(req.headers.authorization);

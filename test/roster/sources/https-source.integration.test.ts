@@ -56,8 +56,8 @@ function open(
   return source;
 }
 
-async function names(pulled: PulledExport): Promise<string[]> {
-  const rules = configSchema.parse({ roster: { file: pulled.file } }).roster;
+async function names(pulled: PulledExport, settings: Record<string, unknown> = {}): Promise<string[]> {
+  const rules = configSchema.parse({ roster: { file: pulled.file, ...settings } }).roster;
   const roster = await readRoster({
     ...rosterReadOptions(rules, pulled.file, new Date("2026-11-26T12:00:00Z")),
     ...(pulled.format === "auto" ? {} : { format: pulled.format }),
@@ -143,6 +143,18 @@ describe("https source: any report URL with a token", () => {
     expect(fake.requests).toEqual([{ path: "/exports/roster.csv", query: {}, auth: "bearer", status: 200 }]);
     expect(pulled.file).toBe(join(pullDir, "https.csv"));
     expect(await names(pulled)).toEqual(expect.arrayContaining(["Ana Lima"]));
+  });
+
+  it("an NDJSON answer (application/x-ndjson) is kept as .ndjson and read line by line", async () => {
+    const pulled = await open(
+      { url: fake.exportUrl("ndjson"), username: undefined },
+      { HRIS_TOKEN: fake.token },
+    ).pull();
+    expect(pulled.file).toBe(join(pullDir, "https.ndjson"));
+    // Lines of Workday rows without RaaS's wrapper: recognised by nothing, so the preset is named.
+    expect(await names(pulled, { mapping: "workday" })).toEqual(
+      expect.arrayContaining(["Ana Lima", "Ben Okafor", "Dev Patel"]),
+    );
   });
 
   it("a wrong token is refused: RosterSourceAuthError, exit 2, no retry, nothing kept", async () => {
