@@ -36,6 +36,11 @@ function fileName(format: HttpsConfig["format"], contentType: string | undefined
   return "https.export";
 }
 
+/** A name `fileName` gives (`https.json`...): what the facts kept beside a pull may name. */
+function isKeptName(name: unknown): name is string {
+  return typeof name === "string" && /^https\.(json|csv|ndjson|export)$/.test(name);
+}
+
 /** The origin and path of a report URL for reports and logs: no query string, no user info. */
 export function shownUrl(text: string): string {
   const url = new URL(text);
@@ -106,7 +111,7 @@ export class HttpsSource implements RosterSource {
    * undefined, and the report is asked for whole.
    */
   private async kept(last: Partial<KeptPull> | undefined): Promise<KeptPull | undefined> {
-    if (last?.url !== this.config.url || typeof last.name !== "string") return undefined;
+    if (last?.url !== this.config.url || !isKeptName(last.name)) return undefined;
     try {
       const info = await stat(this.store.path(last.name));
       if (info.size !== last.bytes || Math.trunc(info.mtimeMs) !== last.mtimeMs) return undefined;
@@ -118,8 +123,20 @@ export class HttpsSource implements RosterSource {
 
   /** A 304: the kept file is this pull's export, as of now. */
   private async again(last: KeptPull, origin: string): Promise<PulledExport> {
-    await this.store.touch(last.name, this.now());
-    const mtimeMs = await this.mtimeOf(last.name);
+    let mtimeMs: number;
+    try {
+      await this.store.touch(last.name, this.now());
+      mtimeMs = await this.mtimeOf(last.name);
+    } catch (error) {
+      // Gone since it was checked (removed by hand, or by another pull's format change).
+      throw new RosterPullError(
+        "https",
+        `${origin} answered 304 but the kept export is gone; the next run pulls it whole`,
+        {
+          cause: error,
+        },
+      );
+    }
     await this.store.saveMeta("https", { ...last, mtimeMs } satisfies KeptPull);
     return this.pulled(this.store.path(last.name), origin, {
       notModified: true,
@@ -147,7 +164,7 @@ export class HttpsSource implements RosterSource {
     };
     await this.store.saveMeta("https", kept);
     // An export of another name (the format changed) is not left behind: it names people.
-    if (typeof previous === "string" && previous !== name && /^https\.[a-z]+$/.test(previous)) {
+    if (isKeptName(previous) && previous !== name) {
       await this.store.discard(this.store.path(previous));
     }
     return this.pulled(file, origin, { bytes, ...(headers.etag ? { etag: shownEtag(headers.etag) } : {}) });

@@ -100,6 +100,8 @@ export interface HttpsFake {
   validators(which: { readonly etag: boolean; readonly lastModified: boolean }): void;
   /** Queues faults: each answers one request, in order, before the report is served again. */
   fail(...faults: HttpsFault[]): void;
+  /** Runs `action` once, when the next request arrives and before it is answered. */
+  onNextRequest(action: () => Promise<void> | void): void;
   /** The same fault for the next `times` requests. */
   failTimes(fault: HttpsFault, times: number): void;
   readonly requests: readonly FakeRequest[];
@@ -194,6 +196,7 @@ export async function startHttpsFake(options: HttpsFakeOptions = {}): Promise<Ht
   const faults: HttpsFault[] = [];
   const requests: FakeRequest[] = [];
   const sockets = new Set<Socket>();
+  let nextRequest: (() => Promise<void> | void) | undefined;
 
   const raasPath = `/ccx/service/customreport2/${tenant}/${owner}/${report}`;
 
@@ -361,7 +364,9 @@ export async function startHttpsFake(options: HttpsFakeOptions = {}): Promise<Ht
         status,
       });
     };
-    serve(req, res, record);
+    const action = nextRequest;
+    nextRequest = undefined;
+    void Promise.resolve(action?.()).then(() => serve(req, res, record));
   });
   server.on("connection", (socket) => {
     sockets.add(socket);
@@ -397,6 +402,9 @@ export async function startHttpsFake(options: HttpsFakeOptions = {}): Promise<Ht
     },
     fail(...next) {
       faults.push(...next);
+    },
+    onNextRequest(action) {
+      nextRequest = action;
     },
     failTimes(fault, times) {
       for (let i = 0; i < times; i += 1) faults.push(fault);

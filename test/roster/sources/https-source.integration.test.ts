@@ -448,6 +448,18 @@ describe("https source: conditional GET", () => {
     expect(await names({ ...first })).toContain("Ana Lima");
   });
 
+  it("a 304 for a kept file removed while the request was out fails the pull (exit 1); the next pull is whole", async () => {
+    const first = await open().pull();
+    fake.onNextRequest(() => rm(first.file));
+    const error = await failure(open().pull());
+    expect(fake.requests[1]?.status).toBe(304);
+    expect(error.exitCode).toBe(1);
+    expect(error.message).toMatch(/answered 304 but the kept export is gone; the next run pulls it whole/);
+    const next = await open().pull();
+    expect(fake.requests[2]).toMatchObject({ status: 200 });
+    expect(await names(next)).toContain("Ana Lima");
+  });
+
   it("a 304 to a request that named no earlier pull fails the pull (exit 1) rather than read nothing", async () => {
     fake.fail({ kind: "status", status: 304 });
     const error = await failure(open().pull());
