@@ -385,6 +385,8 @@ describe("the daemon's scheduled run from the https source", () => {
     const writesAfter = (await world.emulator.control.requests()).filter((r) => r.method !== "GET").length;
     expect(writesAfter).toBe(writesBefore);
     expect(logs.text()).toMatch(/roster pull failed: nothing reconciled/);
+    const ready = await (await fetch(`${daemon.opsUrl}/readyz`)).text();
+    expect(ready).not.toContain(fake.password);
 
     expect(active(await roster())).toHaveLength(12);
 
