@@ -171,8 +171,8 @@ const pullUrl = z
 
 /** What every pull source shares: how long a request may take, and how large an export may be. */
 const pullLimits = {
-  /** Per request: until the answer starts, and between two parts of it. */
-  timeoutSeconds: durationSeconds.default(60),
+  /** Per request: until the answer starts, and between two parts of it (0 would mean never: refused). */
+  timeoutSeconds: durationSeconds.pipe(z.number().positive("expected a time above 0, e.g. 60 or 2m")).default(60),
   /** The largest export (or page) read; a larger one fails the pull. */
   maxBytes: z
     .number()

@@ -374,3 +374,21 @@ describe("config problems never show a secret", () => {
     expect(error.message).toContain('"#ok"');
   });
 });
+
+describe("roster.source", () => {
+  it("takes a pull timeout as a duration above 0 (0 would wait forever)", () => {
+    expect(configSchema.safeParse({ roster: { source: { type: "merge", timeoutSeconds: 0 } } }).success).toBe(false);
+    expect(
+      configSchema.parse({ roster: { source: { type: "merge", timeoutSeconds: "2m" } } }).roster.source,
+    ).toMatchObject({
+      timeoutSeconds: 120,
+    });
+  });
+
+  it("refuses plain http:// to anything but this machine", () => {
+    const url = (u: string) => configSchema.safeParse({ roster: { source: { type: "https", url: u } } }).success;
+    expect(url("http://hris.example.com/report")).toBe(false);
+    expect(url("http://127.0.0.1:8080/report")).toBe(true);
+    expect(url("https://hris.example.com/report")).toBe(true);
+  });
+});
