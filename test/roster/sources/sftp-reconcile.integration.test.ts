@@ -196,12 +196,13 @@ describe("reconcile from an SFTP export", () => {
     expect(text.stdout).toMatch(/UNCHANGED FOR 10 DAYS/);
   });
 
-  it("an empty but valid export (a header, no rows) archives nobody: the guard holds", async () => {
+  it("an empty but valid export (a header, no rows) archives nobody: the reader refuses it", async () => {
     const config = await configFile();
     const before = await seeded(config);
     deliver("workers-2024-06-02.csv", []);
     const run = await reconcile(config);
-    expect(run.code).not.toBe(0);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/has a header but no rows; refusing to treat an empty export as everyone leaving/);
     expect(await writes()).toBe(before.writes);
     expect(await serviceRoster()).toEqual(before.roster);
     expect((await serviceRoster()).filter((e) => e.status === "archived")).toEqual([]);

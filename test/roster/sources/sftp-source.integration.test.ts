@@ -264,7 +264,9 @@ describe("sftp source: what is refused", () => {
     const error = await failure((await source()).pull());
     expect(error).not.toBeInstanceOf(RosterSourceAuthError);
     expect(error.exitCode).toBe(1);
-    expect(error.message).toMatch(/the connection closed after 40000 bytes of \/exports\/workers-2\.csv \(3 tries\); the next schedule tries again/);
+    expect(error.message).toMatch(
+      /the connection closed after 40000 bytes of \/exports\/workers-2\.csv \(3 tries\); the next schedule tries again/,
+    );
     // Backoff between the tries, and the settle pause of each try.
     expect(sleeps.filter((ms) => ms !== 5_000)).toEqual([1_000, 2_000]);
     expect(fake.requests.filter((r) => r === "READ /exports/workers-2.csv")).toHaveLength(3);
