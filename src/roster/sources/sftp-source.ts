@@ -169,6 +169,12 @@ class Session {
         username: config.username,
         ...(credential.privateKey ? { privateKey: credential.privateKey } : {}),
         ...(password !== undefined ? { password, tryKeyboard: true } : {}),
+        // The key first, then the password, then the password through keyboard-interactive.
+        authHandler: [
+          "none",
+          ...(credential.privateKey ? (["publickey"] as const) : []),
+          ...(password !== undefined ? (["password", "keyboard-interactive"] as const) : []),
+        ],
         readyTimeout: timeoutMs,
         // Never trusted on first use: the key must be the one configured.
         hostVerifier: (key: Buffer) => {
@@ -183,8 +189,8 @@ class Session {
         throw new RosterSourceAuthError(
           "sftp",
           `${where} presented an ${presented.type} host key whose fingerprint is not roster.source.hostKey: ` +
-            "this is not the server configured, or its key changed. Nothing was sent to it. Get the server's " +
-            "fingerprint from its owner (ssh-keyscan + ssh-keygen -l, docs/sources/sftp.md) before changing hostKey",
+            "this is not the server configured, or its key changed. Nothing was sent to it. Confirm the server's " +
+            `${presented.type} key fingerprint with its owner (ssh-keyscan + ssh-keygen -l, docs/sources/sftp.md) before changing hostKey`,
           { cause: error },
         );
       }
@@ -435,7 +441,17 @@ export class SftpSource implements RosterSource {
     try {
       const name = await this.newest(session, where);
       const remote = posix.join(where.dir, name);
-      const look = await this.whole(session, remote, signal);
+      const key = this.origin(remote);
+      const first = await this.look(session, remote);
+      // The very file of the last complete pull, still there and unchanged: no need to wait or read it again.
+      const kept = await this.store.meta<Kept>("sftp");
+      if (kept?.remote === key && kept.size === first.size && kept.mtimeMs === first.mtimeMs && first.mtimeMs > 0) {
+        const file = this.store.path(kept.name);
+        if ((await stat(file).catch(() => undefined))?.size === first.size) {
+          return this.pulled(file, key, { ...this.facts(name, first), notModified: true });
+        }
+      }
+      const look = await this.whole(session, remote, first, signal);
       if (look.size === 0) {
         throw new RosterPullError("sftp", `${remote} is empty (0 bytes, modified ${when(look.mtimeMs)}): not read`);
       }
@@ -445,24 +461,21 @@ export class SftpSource implements RosterSource {
           `${remote} is ${look.size} bytes, more than roster.source.maxBytes (${this.config.maxBytes}); nothing was read`,
         );
       }
-      const facts = {
-        file: name,
-        bytes: look.size,
-        modifiedAt: when(look.mtimeMs),
-        ...(this.config.doneMarker ? { doneMarker: `${name}${this.config.doneMarker}` } : {}),
-      };
-      const kept = await this.store.meta<Kept>("sftp");
-      const key = this.origin(remote);
-      if (kept?.remote === key && kept.size === look.size && kept.mtimeMs === look.mtimeMs) {
-        const file = this.store.path(kept.name);
-        if ((await stat(file).catch(() => undefined))?.size === look.size) {
-          return this.pulled(file, key, { ...facts, notModified: true });
-        }
-      }
+      const facts = this.facts(name, look);
       return await this.download(session, remote, look, key, facts);
     } finally {
       await session.close();
     }
+  }
+
+  /** The source's facts for `check` and the report: which file, how large, when the HRIS wrote it. */
+  private facts(name: string, look: Look): Record<string, string | number | boolean> {
+    return {
+      file: name,
+      bytes: look.size,
+      modifiedAt: when(look.mtimeMs),
+      ...(this.config.doneMarker ? { doneMarker: `${name}${this.config.doneMarker}` } : {}),
+    };
   }
 
   /** The newest file of the folder matching the pattern (done markers left out), by modification time. */
@@ -517,7 +530,9 @@ export class SftpSource implements RosterSource {
     try {
       const attrs = await session.request(`stat of ${remote}`, () => session.client.stat(remote));
       if (!attrs.isFile) throw new RosterPullError("sftp", `${remote} is not a regular file`);
-      return { size: attrs.size, mtimeMs: attrs.modifyTime };
+      // A server that gives no modification time: 0, and the pull's time stands for it.
+      const mtimeMs = Number.isFinite(attrs.modifyTime) && attrs.modifyTime > 0 ? attrs.modifyTime : 0;
+      return { size: attrs.size, mtimeMs };
     } catch (error) {
       if (statusCode(error) !== undefined) {
         // Listed a moment ago and gone now: replaced or moved while we looked.
@@ -531,8 +546,7 @@ export class SftpSource implements RosterSource {
    * The file once it is whole: with a done marker, as it is (the marker says so); without one,
    * once its size and modification time hold still between two looks a pause apart.
    */
-  private async whole(session: Session, remote: string, signal: AbortSignal | undefined): Promise<Look> {
-    const first = await this.look(session, remote);
+  private async whole(session: Session, remote: string, first: Look, signal: AbortSignal | undefined): Promise<Look> {
     if (this.config.doneMarker) return first;
     const pause = this.settle.settleMs ?? SETTLE_MS;
     const looks = this.settle.settleLooks ?? SETTLE_LOOKS;
@@ -578,7 +592,7 @@ export class SftpSource implements RosterSource {
           `${remote} changed while it was read (${look.size} bytes at ${when(look.mtimeMs)}, then ${after.size} bytes at ${when(after.mtimeMs)}). Not read; the next schedule tries again`,
         );
       }
-      const file = await this.store.commit(temporary, name, new Date(look.mtimeMs));
+      const file = await this.store.commit(temporary, name, look.mtimeMs > 0 ? new Date(look.mtimeMs) : this.now());
       await this.store.saveMeta("sftp", { remote: key, size: look.size, mtimeMs: look.mtimeMs, name } satisfies Kept);
       return this.pulled(file, key, facts);
     } catch (error) {

@@ -3,6 +3,7 @@ import { mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promise
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { utils } from "ssh2";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { rosterSourceSchema } from "../../../src/config/schema.js";
 import { RosterPullError, RosterSourceAuthError } from "../../../src/errors.js";
@@ -134,6 +135,14 @@ describe("sftp source: the newest whole file", () => {
     }
   });
 
+  it("with both a key and SFTP_PASSWORD, the key is offered first and the password is not sent", async () => {
+    fake.put("/exports/workers-1.csv", CSV);
+    fake.put("/exports/workers-1.csv.done", "");
+    await (await source({ doneMarker: ".done" }, { SFTP_PASSWORD: PASSWORD })).pull();
+    expect(fake.auth.filter((a) => a.startsWith("password"))).toEqual([]);
+    expect(fake.auth).toContain("publickey accepted");
+  });
+
   it("with a doneMarker reads a file only once its marker exists, and never takes a marker for an export", async () => {
     const now = Date.now();
     fake.put("/exports/workers-1.csv", CSV, { mtime: new Date(now - 60_000) });
@@ -151,10 +160,12 @@ describe("sftp source: the newest whole file", () => {
     expect(fake.requests).not.toContain("OPEN /exports/workers-2.csv");
   });
 
-  it("a second pull of the same remote file is not downloaded again (not modified)", async () => {
+  it("a second pull of the same remote file is neither waited for nor downloaded again (not modified)", async () => {
     fake.put("/exports/workers-1.csv", CSV, { mtime: new Date(Date.now() - DAY) });
     const first = await (await source()).pull();
+    sleeps = [];
     const second = await (await source()).pull();
+    expect(sleeps).toEqual([]); // the file of the last complete pull, unchanged: no pause either
     expect(second.file).toBe(first.file);
     expect(second.facts).toMatchObject({ file: "workers-1.csv", notModified: true });
     expect(fake.requests.filter((r) => r.startsWith("READ "))).toHaveLength(1);
@@ -223,6 +234,14 @@ describe("sftp source: what is refused", () => {
     const missing = await failure((await source({ privateKeyFile: join(dir, "absent") })).pull());
     expect(missing).toBeInstanceOf(RosterSourceAuthError);
     expect(missing.message).toMatch(/privateKeyFile .*absent cannot be read \(ENOENT\)/);
+    const locked = utils.generateKeyPairSync("ed25519", {
+      passphrase: "a-passphrase-123",
+      cipher: "aes256-cbc",
+      rounds: 16,
+    });
+    const encrypted = await failure((await source({ privateKeyFile: await keyFile(locked.private) })).pull());
+    expect(encrypted).toBeInstanceOf(RosterSourceAuthError);
+    expect(encrypted.message).toMatch(/cannot be used .*use an unencrypted OpenSSH or PEM key/);
     expect(fake.connections()).toBe(0);
   });
 
