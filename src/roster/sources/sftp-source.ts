@@ -196,12 +196,11 @@ class Session {
       }
       const reason = (raw ?? error) as Error & { level?: string };
       if (reason.level === "client-authentication") {
-        throw new RosterSourceAuthError(
-          "sftp",
-          `${where} refused ${config.username}'s ${credential.privateKey ? "key" : "password"}${
-            credential.privateKey && password !== undefined ? " and password" : ""
-          }: check roster.source.username, the key (privateKeyFile) or SFTP_PASSWORD, and that the server lists the key for the user`,
-        );
+        const what = credential.privateKey ? (password !== undefined ? "key and password" : "key") : "password";
+        const check = credential.privateKey
+          ? "roster.source.username, privateKeyFile, and that the server lists the key's public half for the user"
+          : "roster.source.username and SFTP_PASSWORD";
+        throw new RosterSourceAuthError("sftp", `${where} refused ${config.username}'s ${what}: check ${check}`);
       }
       if (/privateKey|passphrase|private key/i.test(reason.message)) {
         throw new RosterSourceAuthError(
