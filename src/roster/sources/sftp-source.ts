@@ -4,7 +4,7 @@ import { createWriteStream } from "node:fs";
 import { readFile, stat } from "node:fs/promises";
 import { posix } from "node:path";
 import type { Client } from "ssh2";
-import SftpClient from "ssh2-sftp-client";
+import type SftpClient from "ssh2-sftp-client";
 import { RosterPullError, RosterSourceAuthError } from "../../errors.js";
 import { sleepUnlessAborted } from "../../timers.js";
 import type { HttpPullOptions } from "./http-pull.js";
@@ -144,7 +144,9 @@ class Session {
     const where = `${config.host}:${config.port}`;
     const expected = `SHA256:${config.hostKey.replace(/^SHA256:/, "").replace(/=+$/, "")}`;
     const quiet = { error: () => {}, end: () => {}, close: () => {} };
-    const client = new SftpClient("retention-sync", quiet);
+    // Loaded on the first pull only: a daemon without an SFTP source never loads the SSH stack.
+    const { default: Client } = await import("ssh2-sftp-client");
+    const client = new Client("retention-sync", quiet);
     let presented: { type: string; fingerprint: string } | undefined;
     let raw: (Error & { level?: string; code?: unknown }) | undefined;
     client.on("error", (error: Error) => {
