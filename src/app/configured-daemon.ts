@@ -11,6 +11,7 @@ import { createMetrics } from "../daemon/metrics.js";
 import {
   observeApiAttempt,
   observePollPass,
+  observePullFailure,
   observeQueued,
   observeReadOnlyKey,
   observeReconcile,
@@ -18,6 +19,7 @@ import {
   observeWebhookSecretMissing,
 } from "../daemon/observe-work.js";
 import { type DaemonDeps, type RunningDaemon, startDaemon } from "../daemon/run-daemon.js";
+import { RosterPullError, RosterSourceAuthError } from "../errors.js";
 import { interactivitySettings } from "../interactive/interactive-settings.js";
 import { createInteractivity, type Interactivity } from "../interactive/start-interactivity.js";
 import { canWrite, READ_ONLY_FIX } from "../roster/key-scopes.js";
@@ -144,6 +146,8 @@ export async function startConfiguredDaemon(
           ),
         );
     }
+    // When the last run read a complete export (from the daemon's start until the first run).
+    let lastCompletePull = Date.now();
     const reconcile: DaemonDeps["reconcile"] = rosterFrom
       ? {
           schedule: config.roster.schedule,
@@ -161,8 +165,12 @@ export async function startConfiguredDaemon(
               { ...(rosterFile ? { file: rosterFile } : {}), signal },
             ).catch((error: unknown) => {
               observeReconcileFailure(metrics, health, error);
+              if (error instanceof RosterPullError && !(error instanceof RosterSourceAuthError)) {
+                observePullFailure(metrics, health, error, lastCompletePull, config.roster.staleAfter, Date.now());
+              }
               throw error;
             });
+            lastCompletePull = Date.now();
             // reconcileOnce logs the report itself; the daemon only counts it and posts it.
             observeReconcile(metrics, report, health);
             if (slack && config.slack.opsChannel) {

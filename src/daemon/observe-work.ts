@@ -1,6 +1,6 @@
 import type { PollReport } from "../alerts/poll-changes.js";
 import type { ApiAttempt } from "../api/api-caller.js";
-import { ConfigError, RosterFileError, RosterSourceAuthError } from "../errors.js";
+import { ConfigError, RosterFileError, type RosterPullError, RosterSourceAuthError } from "../errors.js";
 import type { ReconcileReport } from "../roster/report.js";
 import type { HealthMonitor } from "./health-monitor.js";
 import type { Metrics } from "./metrics.js";
@@ -104,6 +104,30 @@ export function observeReconcileFailure(metrics: Metrics, health: HealthMonitor,
   if (!(error instanceof ConfigError)) return;
   const readOnly = error.issues.some((i) => /read-only/.test(i.message));
   setNeedsOperator(metrics, health, readOnly ? "read_only_key" : "reconcile_config", `reconcile: ${error.message}`);
+}
+
+/**
+ * A pull from the HRIS that failed (not a refused credential, which needs an operator at once):
+ * retried at the next schedule, and an operator's matter once no pull has completed for
+ * `roster.staleAfter` (the stale-export note, cleared by the next complete run).
+ */
+export function observePullFailure(
+  metrics: Metrics,
+  health: HealthMonitor,
+  error: RosterPullError,
+  lastCompleteMs: number,
+  staleAfterSeconds: number,
+  nowMs: number,
+): void {
+  const ageSeconds = (nowMs - lastCompleteMs) / 1000;
+  if (staleAfterSeconds <= 0 || ageSeconds <= staleAfterSeconds) return;
+  const since = new Date(lastCompleteMs).toISOString();
+  setNeedsOperator(
+    metrics,
+    health,
+    "stale_export",
+    `reconcile: no complete pull from the roster source ${error.source} since ${since} (roster.staleAfter); the last attempt failed, see the daemon's log`,
+  );
 }
 
 export function observeReconcile(metrics: Metrics, report: ReconcileReport, health?: HealthMonitor): void {
