@@ -274,7 +274,10 @@ export async function reconcileOnce(deps: ReconcileDeps, options: ReconcileOptio
           ignoredApproval,
         );
       }
-      if (differences.steps.length > 0) {
+      // A pulled export is pulled again for --plan: a different content is another export, refused
+      // even where no step differs (a file's new copy of the same rows is only noted).
+      const pulledAnother = pulled !== undefined && saved.plan.fingerprint !== inputs.fingerprint;
+      if (differences.steps.length > 0 || pulledAnother) {
         throw new StalePlanError(saved.path, differences);
       }
       for (const d of differences.inputs) notices.push(`since the plan was made ${d}, but no step changed`);

@@ -271,6 +271,19 @@ describe("retention-sync reconcile and check with roster.source https (the CLI)"
     expect(await writes()).toBeGreaterThan(0);
   });
 
+  it("--plan refuses a plan whose pulled export changed since, even where no step differs", async () => {
+    fake.setRows(TWELVE);
+    const plan = join(world.files.dir, "plan-stale.json");
+    expect((await cli(["reconcile", "--dry-run", "--out", plan])).code).toBe(0);
+    // Another title for everyone: the same people, the same steps, another export.
+    fake.setRows(TWELVE.map((row) => ({ ...row, Business_Title: "Staff Engineer" })));
+    const applied = await cli(["reconcile", "--plan", plan]);
+    expect(applied.code).toBe(2);
+    expect(applied.stderr).toMatch(/is stale; nothing was changed/);
+    expect(applied.stderr).toMatch(/the export changed/);
+    expect(await writes()).toBe(0);
+  });
+
   it("a refused credential exits 2 and writes nothing", async () => {
     const result = await cli(["reconcile"], {}, { HRIS_PASSWORD: "not-the-isu-password" });
     expect(result.code).toBe(2);
