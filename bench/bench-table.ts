@@ -4,6 +4,8 @@ import type { GrowthRun } from "./growth.js";
 import type { PlanMeasurement } from "./measure-plan.js";
 import type { NaiveRun } from "./naive-baseline.js";
 import type { PollPathRun } from "./poll-path.js";
+import type { PullRun } from "./pull-scenario.js";
+import { pullTable } from "./pull-table.js";
 import type { RosterShape } from "./roster-fixture.js";
 import type { ReconcileRun } from "./roster-scenario.js";
 import type { PostgresInfo, StateEngine } from "./state-engine.js";
@@ -29,6 +31,8 @@ export interface BenchResults {
     pendingSize: number;
     growth: { days: number; alertsPerDay: number; passesPerDay: number; people: number };
     rss: { durationS: number; rows: number; sampleEveryS: number; warmupS: number; pollIntervalS: number };
+    /** `--pull-size`, `--pull-runs`. */
+    pull: { size: number; runs: number };
     /** `--state`: the engines the poll-path, webhook-paced and store-ops sections ran on. */
     state: StateEngine[];
   };
@@ -52,6 +56,8 @@ export interface BenchResults {
   };
   readonly growth?: GrowthRun[];
   readonly rss?: DaemonRssRun;
+  /** The pull section: pull + read + diff + plan per HTTP source against its fake, and the CSV file. */
+  readonly pull?: PullRun;
   /** 1-minute load average before and after a section (other processes share the cores). */
   readonly sectionLoad: Readonly<Record<string, { before: number; after: number }>>;
   readonly totalMs: number;
@@ -229,6 +235,7 @@ export function printReport(r: BenchResults, out: NodeJS.WritableStream): void {
     );
   }
   printStateTables(r, parts);
+  if (r.pull) parts.push(pullTable(r.pull, loadNote(r, "pull")));
   parts.push(`total ${sec(r.totalMs)}\n`);
   out.write(parts.join("\n"));
 }

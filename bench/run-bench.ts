@@ -13,6 +13,7 @@ import { type GrowthRun, runGrowth } from "./growth.js";
 import type { PlanMeasurement } from "./measure-plan.js";
 import { type NaiveRun, runNaive } from "./naive-baseline.js";
 import { type PollPathRun, runPollPath } from "./poll-path.js";
+import { type PullRun, runPull } from "./pull-scenario.js";
 import {
   PLAN_FORMATS,
   type PlanFormat,
@@ -118,6 +119,7 @@ const SECTIONS = {
   "store-ops": "outbox queue on the real store: pending scan at N waiting, enqueue and ack per message (child process)",
   growth: "simulated days of alerts through the real store, clock advanced, swept as the daemon does (child process)",
   rss: "RSS of `retention-sync run` with a large HRIS file, polling every 10 s, sampled from /proc",
+  pull: "pull + read + diff + plan from each HRIS fake (https, bamboohr, merge) vs the CSV file (child process, one core)",
 } as const;
 type Section = keyof typeof SECTIONS;
 /** The sections that take `--state`: the others always use a SQLite file. */
@@ -161,6 +163,9 @@ Roster:
   --plan-formats csv,json,ndjson  roster formats of the plan section (default all three; JSON and
                               NDJSON are Workday RaaS-shaped, read through nested paths)
   --paced-size 1000,2000      people for the paced runs
+Pull (the fakes of test/helpers/fakes on 127.0.0.1, served from this process):
+  --pull-size N               people (default 100000; 10000 with --quick)
+  --pull-runs N               children per source, interleaved; the figures are medians (default 5)
 Alerts (polling, webhook burst):
   --alerts N                  changes (default 10000; 2000 with --quick)
 Poll path:
@@ -265,6 +270,8 @@ async function main(): Promise<void> {
       "rss-sample-seconds": { type: "string" },
       "rss-warmup-seconds": { type: "string" },
       "rss-changes-per-pass": { type: "string" },
+      "pull-size": { type: "string" },
+      "pull-runs": { type: "string" },
     },
   });
   if (values.help) {
@@ -324,6 +331,10 @@ async function main(): Promise<void> {
     warmupS: positiveInt(values["rss-warmup-seconds"], "--rss-warmup-seconds", quick ? 60 : 120, 0),
     pollIntervalS: 10,
     changesPerPass: positiveInt(values["rss-changes-per-pass"], "--rss-changes-per-pass", 5),
+  };
+  const pull = {
+    size: positiveInt(values["pull-size"], "--pull-size", quick ? 10_000 : 100_000, 100),
+    runs: positiveInt(values["pull-runs"], "--pull-runs", quick ? 1 : 5),
   };
   const started = performance.now();
   const startedAt = new Date().toISOString();
@@ -455,6 +466,15 @@ async function main(): Promise<void> {
     if (runs("rss")) {
       rssRun = await withLoad("rss", () => runDaemonRss({ dir, ...rss, log }));
     }
+    let pullRun: PullRun | undefined;
+    if (runs("pull")) {
+      const billingFile = join(dir, "billing.json");
+      await writeBilling(billingFile);
+      log(`pull: ${pull.size} people, ${pull.runs} runs per source (children pinned to one core)`);
+      pullRun = await withLoad("pull", () =>
+        runPull({ dir, billingFile, shape: standardShape(pull.size), runs: pull.runs, log }),
+      );
+    }
     const lastPaced = paced.at(-1);
     const results: BenchResults = {
       startedAt,
@@ -476,6 +496,7 @@ async function main(): Promise<void> {
         pendingSize,
         growth,
         rss,
+        pull,
         state: engines,
       },
       ...(postgresInfo
@@ -508,6 +529,7 @@ async function main(): Promise<void> {
       ...(storeOps ? { storeOps } : {}),
       ...(growthRuns.length > 0 ? { growth: growthRuns } : {}),
       ...(rssRun ? { rss: rssRun } : {}),
+      ...(pullRun ? { pull: pullRun } : {}),
       sectionLoad,
       totalMs: performance.now() - started,
     };
