@@ -131,10 +131,12 @@ class EmployeesWriter {
     return this.count;
   }
 
-  async add(record: Readonly<Record<string, unknown>>): Promise<void> {
+  /** A page's rows in one write: a write per row costs more CPU than the rows themselves. */
+  async add(records: ReadonlyArray<Readonly<Record<string, unknown>>>): Promise<void> {
     if (this.failure) throw this.failure;
-    const text = `${this.count === 0 ? "\n" : ",\n"}${JSON.stringify(record)}`;
-    this.count += 1;
+    if (records.length === 0) return;
+    const text = `${this.count === 0 ? "\n" : ",\n"}${records.map((record) => JSON.stringify(record)).join(",\n")}`;
+    this.count += records.length;
     if (!this.out.write(text)) await once(this.out, "drain");
   }
 
@@ -309,6 +311,7 @@ export class BambooHrSource implements RosterSource {
           );
         }
         const body = parseJson(answer.text, datasetDataPage, `page ${page} of the employee dataset`);
+        const rows: Array<Readonly<Record<string, unknown>>> = [];
         for (const row of body.data) {
           const record = rowFields(row);
           const without = STATUS_FIELDS.filter((name) => !Object.hasOwn(record, name));
@@ -318,8 +321,9 @@ export class BambooHrSource implements RosterSource {
               `the employee dataset's rows come without ${without.join(", ")} (page ${page})`,
             );
           }
-          await writer.add(record);
+          rows.push(record);
         }
+        await writer.add(rows);
         const next = body.links?.next;
         if (next === undefined || next === null || next === "") {
           await writer.finish();
