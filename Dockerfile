@@ -44,7 +44,7 @@ COPY --from=build /app/package.json ./package.json
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY config ./config
-RUN mkdir -p /var/lib/retention-sync && chown node:node /var/lib/retention-sync
+RUN mkdir -p /var/lib/retention-sync && chown node:node /var/lib/retention-sync && chmod 700 /var/lib/retention-sync
 # the "node" user (uid 1000) ships with the official image
 USER node
 VOLUME /var/lib/retention-sync

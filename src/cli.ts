@@ -43,7 +43,7 @@ const COMMANDS: Readonly<Record<string, CommandEntry>> = {
       "  --json            the report as JSON, every list complete\n" +
       "  --out PLAN        with --dry-run: save the plan to the file PLAN\n" +
       "  --plan PLAN       apply exactly the saved plan PLAN; refused, with the difference named, if it is stale\n" +
-      "  --allow-mass-archive  pass the mass-archive guard for this run",
+      "  --allow-mass-archive  pass the mass-archive guard for this run (with --plan too: a plan carries no approval)",
     load: () => import("./commands/reconcile.js"),
   },
   check: {

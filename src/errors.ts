@@ -1,3 +1,5 @@
+import { problemKind, scrubHint } from "./scrub-text.js";
+
 /**
  * The one error hierarchy of retention-sync. Callers branch on the class or on `code`,
  * never on message text. Every error knows the process exit code it maps to (DESIGN.md).
@@ -54,7 +56,8 @@ export class ConfigError extends RetentionSyncError {
   readonly issues: readonly ConfigIssue[];
   constructor(source: string, issues: readonly ConfigIssue[], options?: { cause?: unknown }) {
     const lines = issues.map((i) => `  - ${i.path}: ${i.message}`);
-    super(`Invalid configuration (${source}):\n${lines.join("\n")}`, options);
+    const count = issues.length === 1 ? "1 problem" : `${issues.length} problems`;
+    super(`Invalid configuration (${source}), ${count}:\n${lines.join("\n")}`, options);
     this.issues = issues;
   }
 }
@@ -184,14 +187,38 @@ export class ApiResponseError extends RetentionSyncError {
   }
 }
 
-/** The HRIS roster file cannot be used at all (unreadable, no header, missing required column). */
+/**
+ * The HRIS roster file cannot be used at all (unreadable, no header, missing required column).
+ * The message may quote the file (a header, a first line): it is scrubbed (`scrubHint`), since the
+ * file may not be an export at all but an env file with keys in it. `problem` is the kind of
+ * problem alone, with nothing of the file, for /readyz.
+ */
 export class RosterFileError extends RetentionSyncError {
   readonly exitCode = EXIT_USAGE;
   readonly file: string;
+  /** `has no profile URL column`, `cannot be read`: the words before any detail or excerpt. */
+  readonly problem: string;
   constructor(file: string, message: string, options?: { cause?: unknown }) {
-    super(`Roster file ${file}: ${message}`, options);
+    super(
+      `Roster file ${file}: ${scrubHint(message)}`,
+      options?.cause === undefined ? undefined : { cause: quietCause(options.cause) },
+    );
     this.file = file;
+    this.problem = problemKind(message);
   }
+}
+
+/**
+ * The cause of a RosterFileError as the logs may show it (pino prints causes): a system error
+ * (ENOENT, EACCES: a path, no content) as it is; any other, such as a JSON parser's error that
+ * quotes the start of a line, with its quoted excerpts dropped and the rest scrubbed.
+ */
+function quietCause(cause: unknown): unknown {
+  if (!(cause instanceof Error)) return scrubHint(String(cause)).replace(/"[^"\n]*"(\.\.\.)?/g, '"..."');
+  if (typeof (cause as NodeJS.ErrnoException).syscall === "string") return cause;
+  const quiet = new Error(scrubHint(cause.message).replace(/"[^"\n]*"(\.\.\.)?/g, '"..."'));
+  quiet.name = cause.name;
+  return quiet;
 }
 
 /** The state store failed (disk full, locked or corrupt database). */

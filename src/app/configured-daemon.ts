@@ -1,6 +1,7 @@
 import { unwatchFile, watchFile } from "node:fs";
 import { createAlertJobs } from "../alerts/alert-jobs.js";
 import { INBOX_QUEUE } from "../alerts/webhook-inbox.js";
+import { webhookSecretProblem } from "../alerts/webhook-secret-problem.js";
 import type { CommandIO } from "../commands/command-io.js";
 import type { Config } from "../config/schema.js";
 import { HealthMonitor } from "../daemon/health-monitor.js";
@@ -13,6 +14,7 @@ import {
   observeReadOnlyKey,
   observeReconcile,
   observeReconcileFailure,
+  observeWebhookSecretMissing,
 } from "../daemon/observe-work.js";
 import { type DaemonDeps, type RunningDaemon, startDaemon } from "../daemon/run-daemon.js";
 import { interactivitySettings } from "../interactive/interactive-settings.js";
@@ -96,6 +98,11 @@ export async function startConfiguredDaemon(
         })
       : undefined;
     if (alerts && !slack) logger.warn("SLACK_BOT_TOKEN is not set: alerts are queued in the outbox until it is");
+    const webhookProblem = webhookSecretProblem(config);
+    if (webhookProblem) {
+      logger.warn(webhookProblem);
+      observeWebhookSecretMissing(metrics, health, webhookProblem);
+    }
 
     const rosterFile = config.roster.enabled ? config.roster.file : undefined;
     const reconcileLogger = logger.child({ component: "reconcile" });

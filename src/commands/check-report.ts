@@ -8,6 +8,8 @@ export interface CheckLine {
   readonly text: string;
   readonly details?: readonly string[];
   readonly severity?: CheckSeverity;
+  /** How many problems the line lists (an invalid config lists each of its problems); 1 when absent. */
+  readonly problems?: number;
 }
 
 /** Collects ✓/✗ lines as they happen (printed at once, so a slow check shows progress). */
@@ -19,8 +21,9 @@ export class CheckReport {
     this.add({ ok: true, text, details });
   }
 
-  fail(severity: CheckSeverity, text: string, details: readonly string[] = []): void {
-    this.add({ ok: false, text, details, severity });
+  /** A failed check; `problems` when the line lists several (each counted in the summary). */
+  fail(severity: CheckSeverity, text: string, details: readonly string[] = [], problems = 1): void {
+    this.add({ ok: false, text, details, severity, problems });
   }
 
   /** A neutral line (something switched off on purpose). */
@@ -46,7 +49,7 @@ export class CheckReport {
   }
 
   summary(): string {
-    const n = this.failures.length;
+    const n = this.failures.reduce((sum, line) => sum + (line.problems ?? 1), 0);
     return n === 0 ? "All checks passed." : `${n} problem${n === 1 ? "" : "s"} found.`;
   }
 }

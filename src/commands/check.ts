@@ -1,5 +1,6 @@
 import { accessSync, constants, existsSync } from "node:fs";
 import { dirname, resolve } from "node:path";
+import { webhookSecretProblem } from "../alerts/webhook-secret-problem.js";
 import type { RetentionClient } from "../api/client.js";
 import { openRuntime } from "../app/runtime.js";
 import { loadConfig } from "../config/load-config.js";
@@ -136,6 +137,12 @@ function checkStatePath(config: Config, report: CheckReport): void {
   }
 }
 
+/** The webhook receiver on with no signing secret answers every delivery 401: a setting to fix, not a pass. */
+function checkWebhookSecrets(config: Config, report: CheckReport): void {
+  const problem = webhookSecretProblem(config);
+  if (problem) report.fail("config", `${problem.charAt(0).toUpperCase()}${problem.slice(1)}`);
+}
+
 /** `check`: verifies config, key, Slack and files; prints one ✓/✗ line per check. */
 export async function run(io: CommandIO): Promise<ExitCode> {
   const { values } = parseCommandFlags("check", io, { ...CONFIG_FLAG });
@@ -145,16 +152,19 @@ export async function run(io: CommandIO): Promise<ExitCode> {
     config = loadConfig({ file: values.config, env: io.env });
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
+    const n = error.issues.length;
     report.fail(
       "config",
-      "Configuration is invalid:",
+      `Configuration is invalid (${n} problem${n === 1 ? "" : "s"}):`,
       error.issues.map((i) => `${i.path}: ${i.message}`),
+      n,
     );
     io.stdout.write(`${report.summary()}\n`);
     return EXIT_USAGE;
   }
   const source = values.config ?? io.env.RETENTION_SYNC_CONFIG;
   report.pass(`Configuration valid (${source ? `file ${source} + environment` : "environment only, no config file"})`);
+  checkWebhookSecrets(config, report);
 
   const missing: string[] = [];
   if (!config.api.url) missing.push("RETENTION_API_URL (api.url)");

@@ -1,4 +1,4 @@
-import { readFile, rename, writeFile } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { openRuntime } from "../app/runtime.js";
 import { loadConfig } from "../config/load-config.js";
@@ -8,6 +8,7 @@ import { type ReconcileDeps, type ReconcileOptions, reconcileOnce } from "../ros
 import type { ReconcileReport } from "../roster/report.js";
 import { renderReportText } from "../roster/report-text.js";
 import { PlanFileError, parseSavedPlan, type SavedPlan } from "../roster/saved-plan.js";
+import { writePrivateFile } from "../write-private-file.js";
 import { CONFIG_FLAG, type CommandIO, parseCommandFlags } from "./command-io.js";
 
 export type { ReconcileReport };
@@ -33,11 +34,13 @@ async function readPlan(path: string): Promise<SavedPlan> {
   return parseSavedPlan(text, path);
 }
 
-/** Writes the plan next to its final name first, so a reader never sees half a plan; owner-only (it names people). */
+/** Writes the plan owner-only (it names people), whole or not at all (`writePrivateFile`). */
 async function writePlan(path: string, plan: SavedPlan): Promise<void> {
-  const temporary = `${path}.${process.pid}.tmp`;
-  await writeFile(temporary, `${JSON.stringify(plan, null, 2)}\n`, { mode: 0o600 });
-  await rename(temporary, path);
+  try {
+    await writePrivateFile(path, `${JSON.stringify(plan, null, 2)}\n`);
+  } catch (error) {
+    throw new PlanFileError(path, `cannot be written: ${(error as Error).message}`);
+  }
 }
 
 /**
@@ -52,11 +55,6 @@ export async function run(io: CommandIO): Promise<ExitCode> {
   }
   if (values.plan !== undefined && values.out !== undefined) {
     throw new UsageError("reconcile: --plan applies a saved plan; it cannot be combined with --out");
-  }
-  if (values.plan !== undefined && values["allow-mass-archive"] === true) {
-    throw new UsageError(
-      "reconcile: --plan applies the plan as it was made; make it with --dry-run --allow-mass-archive --out instead",
-    );
   }
   const config = loadConfig({ ...(values.config !== undefined ? { file: values.config } : {}), env: io.env });
   const saved = values.plan === undefined ? undefined : { plan: await readPlan(values.plan), path: values.plan };

@@ -86,7 +86,23 @@ export function knownKeysAt(schema: z.ZodType, path: readonly PathSegment[]): st
   return [...keys];
 }
 
-const SECRET_PATH = /(^|\.)(key|token|secrets?)(\.|\[|$)|^state\.url$/;
+/**
+ * Option names that hold a secret, by name, so that a secret option added later is covered: API
+ * keys, tokens, signing and webhook secrets (lists too), passwords, credentials. The state's
+ * Postgres URL may carry a password. A problem with such an option never shows its value, whatever
+ * its type (a number, a list, an object), and no echoed value shows one nested inside it.
+ */
+const SECRET_NAME = /(key|keys|token|tokens|secret|secrets|password|passwd|passphrase|credential|credentials|dsn)$/i;
+const SECRET_DOTTED = /^state\.url$/;
+/** The password of a URL's `user:password@`. */
+const URL_PASSWORD = /(\/\/[^/:@\s"]*:)[^@/\s"]*@/g;
+
+/** Whether a config path is, or sits inside, an option that holds a secret. */
+export function isSecretPath(path: readonly PathSegment[]): boolean {
+  const names = path.filter((segment): segment is string => typeof segment === "string");
+  if (SECRET_DOTTED.test(names.join("."))) return true;
+  return names.some((name) => SECRET_NAME.test(name));
+}
 
 function valueAt(input: unknown, path: readonly PathSegment[]): unknown {
   let node = input;
@@ -97,10 +113,21 @@ function valueAt(input: unknown, path: readonly PathSegment[]): unknown {
   return node;
 }
 
-function echo(value: unknown): string {
-  const shown = JSON.stringify(value);
+/** `(got ...)`: the offending value, short, with every secret option inside it replaced. */
+function echo(value: unknown, path: readonly PathSegment[]): string {
+  // Where each object met during the walk sits in the config, so a nested `state.url` is known too.
+  const at = new WeakMap<object, readonly PathSegment[]>();
+  const shown = JSON.stringify(value, function (this: unknown, key: string, inner: unknown) {
+    const parent = key === "" ? undefined : at.get(this as object);
+    const here = parent === undefined ? path : [...parent, Array.isArray(this) ? Number(key) : key];
+    if (parent !== undefined && isSecretPath(here)) return "[redacted]";
+    if (typeof inner === "object" && inner !== null) at.set(inner, here);
+    return inner;
+  });
   if (shown === undefined) return "";
-  return ` (got ${shown.length > 60 ? `${shown.slice(0, 57)}...` : shown})`;
+  // A URL anywhere in the value (`api.url`, a route) may carry a password: `user:...@`.
+  const masked = shown.replace(URL_PASSWORD, "$1[redacted]@");
+  return ` (got ${masked.length > 60 ? `${masked.slice(0, 57)}...` : masked})`;
 }
 
 function where(ctx: IssueContext, path: readonly PathSegment[], dotted: string): string {
@@ -131,7 +158,7 @@ export function describeIssues(issues: readonly z.core.$ZodIssue[], ctx: IssueCo
     }
     const dotted = formatPath(path);
     const value = valueAt(ctx.input, path);
-    const shown = value === undefined || SECRET_PATH.test(dotted) ? "" : echo(value);
+    const shown = value === undefined || isSecretPath(path) ? "" : echo(value, path);
     out.push({ path: where(ctx, path, dotted), message: `${issue.message}${shown}` });
   }
   return out;

@@ -83,7 +83,6 @@ export const routeSchema = z.strictObject({
 });
 export type AlertRoute = z.infer<typeof routeSchema>;
 
-const columnName = z.string().min(1);
 const slackUserId = z.string().regex(/^[UW][A-Z0-9]{2,30}$/, "expected a Slack user id like U0123ABCD");
 const slackUsergroupId = z.string().regex(/^S[A-Z0-9]{2,30}$/, "expected a Slack user group id like S0123ABCD");
 
@@ -258,6 +257,20 @@ export const configSchema = z.strictObject({
           maxConnections: z.number().int().min(1).max(100_000).default(1_000),
         })
         .prefault({}),
+    })
+    .superRefine((alerts, ctx) => {
+      // A delivery is accepted while its signature is within the tolerance; its id must be
+      // remembered at least that long, or a replay after the id expired is posted again.
+      if (alerts.dedupeRetention < alerts.webhook.toleranceSeconds) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["dedupeRetention"],
+          message:
+            `alerts.dedupeRetention (${alerts.dedupeRetention} s) must be at least alerts.webhook.toleranceSeconds ` +
+            `(${alerts.webhook.toleranceSeconds} s): a webhook delivery replayed after its id is forgotten but within ` +
+            "the signature tolerance would be posted again. Raise dedupeRetention (default 30d) or lower toleranceSeconds",
+        });
+      }
     })
     .prefault({}),
   roster: z

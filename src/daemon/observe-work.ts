@@ -60,7 +60,13 @@ export function observeQueued(metrics: Metrics, count: number): void {
 }
 
 /** The "needs operator" topics a reconcile sets, as metric labels. */
-const OPERATOR_TOPICS = ["mass_archive_guard", "stale_export", "read_only_key", "reconcile_config"] as const;
+const OPERATOR_TOPICS = [
+  "mass_archive_guard",
+  "stale_export",
+  "read_only_key",
+  "reconcile_config",
+  "webhook_secret",
+] as const;
 type OperatorTopic = (typeof OPERATOR_TOPICS)[number];
 
 function setNeedsOperator(metrics: Metrics, health: HealthMonitor | undefined, topic: OperatorTopic, note?: string) {
@@ -73,10 +79,25 @@ export function observeReadOnlyKey(metrics: Metrics, health: HealthMonitor, note
   setNeedsOperator(metrics, health, "read_only_key", note);
 }
 
-/** A reconcile that failed on its configuration (a read-only key, an unusable roster file): a note for the operator. */
+/** The webhook receiver is on with no signing secret (it refuses every delivery): said from start until the config changes. */
+export function observeWebhookSecretMissing(metrics: Metrics, health: HealthMonitor, note: string): void {
+  setNeedsOperator(metrics, health, "webhook_secret", note);
+}
+
+/**
+ * A reconcile that failed on its configuration (a read-only key, an unusable roster file): a note
+ * for the operator. /readyz answers anyone who can reach the ops port, so a roster file's note
+ * names the file and the kind of problem only, never a line of it (the file may be an env file
+ * full of keys); the details are in the logs and in `retention-sync check`.
+ */
 export function observeReconcileFailure(metrics: Metrics, health: HealthMonitor, error: unknown): void {
-  if (!(error instanceof ConfigError || error instanceof RosterFileError)) return;
-  const readOnly = error instanceof ConfigError && error.issues.some((i) => /read-only/.test(i.message));
+  if (error instanceof RosterFileError) {
+    const note = `reconcile: the roster file ${error.file} cannot be used (${error.problem}); the daemon's log and retention-sync check say why`;
+    setNeedsOperator(metrics, health, "reconcile_config", note);
+    return;
+  }
+  if (!(error instanceof ConfigError)) return;
+  const readOnly = error.issues.some((i) => /read-only/.test(i.message));
   setNeedsOperator(metrics, health, readOnly ? "read_only_key" : "reconcile_config", `reconcile: ${error.message}`);
 }
 

@@ -21,7 +21,7 @@ import {
   stepPeople,
   type Who,
 } from "./plan-types.js";
-import { JOURNAL_KEY, type JournalEntry } from "./reconcile-journal.js";
+import { JOURNAL_KEY, type JournalEntry, type JournalGuardLift } from "./reconcile-journal.js";
 import type { DeferReason } from "./seat-budget.js";
 
 /** The write calls apply needs: the RetentionClient, or anything shaped like it in tests. */
@@ -91,6 +91,8 @@ export interface ApplyDeps {
    * the run was planning or applying is kept (the step is skipped), not overridden by this run.
    */
   readonly heldNow?: (url: string) => Promise<KeptUntracked | undefined>;
+  /** The mass-archive guard was lifted for this plan: every journal entry of the apply says so. */
+  readonly guardLifted?: JournalGuardLift;
 }
 
 const SKIP_REASONS: Record<string, DeferReason> = {
@@ -181,6 +183,7 @@ export async function applyPlan(plan: ReconcilePlan, deps: ApplyDeps): Promise<A
       fingerprint: deps.fingerprint,
       startedAt: started,
       stepsTotal: total,
+      ...(deps.guardLifted ? { guardLifted: deps.guardLifted } : {}),
       ...entry,
     });
   const started = deps.now().toISOString();

@@ -140,6 +140,7 @@ export class JsonRecordScanner {
     let i = 0;
     if (this.offset === 0 && chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf) i = 3;
     if (this.key !== undefined) this.start = 0;
+    let backslash = -1;
     for (; i < n; i += 1) {
       const byte = chunk[i] as number;
       if (this.inString) {
@@ -153,10 +154,14 @@ export class JsonRecordScanner {
         }
         if (byte !== QUOTE) {
           // Skip ahead to the next quote or backslash: most bytes of a roster are inside strings.
+          // The next backslash is looked for once per chunk, not once per string (it is rare, and
+          // each look for one that is not there reads the rest of the chunk).
+          if (backslash <= i) {
+            backslash = chunk.indexOf(BACKSLASH, i + 1);
+            if (backslash === -1) backslash = n;
+          }
           const q = chunk.indexOf(QUOTE, i + 1);
-          const b = chunk.indexOf(BACKSLASH, i + 1);
-          const next = q === -1 ? b : b === -1 ? q : Math.min(q, b);
-          i = (next === -1 ? n : next) - 1;
+          i = Math.min(q === -1 ? n : q, backslash) - 1;
           continue;
         }
         this.inString = false;

@@ -6,9 +6,11 @@ import type { RosterRows } from "./collect-roster-rows.js";
  */
 export function nobodyInScope(rows: RosterRows): string | undefined {
   if (rows.rowCount === 0 || rows.people.length > 0) return undefined;
+  // A short hint, not the file: two lines' problems, each cut short (RosterFileError masks what
+  // looks like a secret in them; a file of `KEY=value` lines fails here).
   const examples = rows.problems
-    .slice(0, 3)
-    .map((p) => `line ${p.line}: ${p.message}`)
+    .slice(0, 2)
+    .map((p) => `line ${p.line}: ${p.message.length > 80 ? `${p.message.slice(0, 77)}...` : p.message}`)
     .join("; ");
   if (rows.excluded.length === 0) {
     return (

@@ -1,6 +1,15 @@
 import { type ArchiveCandidate, type DesiredPerson, type RosterDiff, whoOf } from "./diff-roster.js";
 import { heldFindings } from "./hold-broken-rows.js";
-import type { DeferredItem, Finding, GuardHold, Named, PlanStep, ReconcilePlan, StepReason } from "./plan-types.js";
+import type {
+  DeferredItem,
+  Finding,
+  GuardHold,
+  GuardLift,
+  Named,
+  PlanStep,
+  ReconcilePlan,
+  StepReason,
+} from "./plan-types.js";
 import { describeWho } from "./plan-words.js";
 import { type DeferReason, type SeatBudget, seatRoom } from "./seat-budget.js";
 
@@ -140,6 +149,17 @@ export function planReconcile(input: {
   } else {
     for (const a of archives) steps.push(archiveStep(a));
   }
+  // Approved (the flag or the config): said in the report, the ops post and the journal.
+  const guardLifted: GuardLift | undefined =
+    archiveCount > 0 && massive && rules.allowMassArchive
+      ? {
+          archives: archiveCount,
+          managed,
+          percent: Math.round(percent * 10) / 10,
+          maxArchiveCount: rules.maxArchiveCount,
+          maxArchivePercent: rules.maxArchivePercent,
+        }
+      : undefined;
   findings.push(...heldFindings(diff.held));
   for (const e of diff.erase) {
     const days = rules.eraseArchivedAfterDays ?? 0;
@@ -220,6 +240,7 @@ export function planReconcile(input: {
     findings,
     guardedArchives,
     ...(guard ? { guard } : {}),
+    ...(guardLifted ? { guardLifted } : {}),
     heldForBrokenRows: diff.held.length,
     waitingToArchive: diff.waiting,
     unknownLeftAlone: diff.unknown,

@@ -58,6 +58,7 @@ export interface DeferredItem {
 
 export type FindingKind =
   | "mass-archive-guard"
+  | "mass-archive-guard-lifted"
   | "billing-blocked"
   | "capped"
   | "held-for-broken-row"
@@ -77,6 +78,21 @@ export interface GuardHold {
   readonly percent: number;
   readonly people: readonly (Named & { readonly id: number; readonly tracked: boolean })[];
 }
+
+/** Archives over the mass-archive limit that an approval let through, and the measure and limits they passed. */
+export interface GuardLift {
+  readonly archives: number;
+  readonly managed: number;
+  readonly percent: number;
+  readonly maxArchiveCount: number;
+  readonly maxArchivePercent: number;
+}
+
+/**
+ * Who lifted the mass-archive guard: the operator's `--allow-mass-archive` on this command line,
+ * or the standing `roster.approveMassArchive`. Never a plan file: approval is given when applying.
+ */
+export type GuardApproval = "flag" | "config";
 
 /**
  * A person stopped by hand in Slack (the `roster.keptUntracked` hold) whom the HRIS row would have
@@ -114,6 +130,8 @@ export interface ReconcilePlan {
   readonly guardedArchives: number;
   /** Who the guard held back, when it did. */
   readonly guard?: GuardHold;
+  /** The archives over the limit an approval let through, when it did. */
+  readonly guardLifted?: GuardLift;
   /** Archives not done because the person's row is still in the file, unusable (a finding each). */
   readonly heldForBrokenRows: number;
   readonly waitingToArchive: number;

@@ -1,4 +1,5 @@
 import type { KeyValueNamespace, StateStore } from "../store/state-store.js";
+import type { GuardApproval } from "./plan-types.js";
 
 /** The store namespace where applyPlan journals its progress: one key, JOURNAL_KEY. */
 export const JOURNAL_NAMESPACE = "roster.journal";
@@ -15,6 +16,16 @@ export interface JournalEntry {
   readonly stepsTotal: number;
   /** The chunk being sent: after a crash, the next run re-reads the roster and finds these there. */
   readonly inflight?: readonly string[];
+  /** This apply passed the mass-archive guard: by which approval, and how many archives it let through. */
+  readonly guardLifted?: JournalGuardLift;
+}
+
+/** The guard lifted for an apply, as the journal keeps it. */
+export interface JournalGuardLift {
+  readonly by: GuardApproval;
+  /** `--allow-mass-archive` or `roster.approveMassArchive`. */
+  readonly means: string;
+  readonly archives: number;
 }
 
 /** The last apply's entry if it stopped before the end (a crash, a kill, a stop), else undefined. */

@@ -12,15 +12,17 @@ import { advanceMemory, diffRoster, type ServicePerson, withPlannedArchiveTimes 
 import { keptUntrackedNow, loadKeptUntracked, settleKeptUntracked } from "./kept-untracked.js";
 import { canWrite, READ_ONLY_FIX, ReadOnlyKeyError } from "./key-scopes.js";
 import { planReconcile, refusedPlan } from "./plan-reconcile.js";
-import type { Finding, PlanStep } from "./plan-types.js";
+import type { Finding, GuardApproval, PlanStep } from "./plan-types.js";
 import { day } from "./plan-words.js";
 import { readRoster, rosterReadOptions } from "./read-roster.js";
 import { interruptedRun, JOURNAL_NAMESPACE } from "./reconcile-journal.js";
-import { buildReport, type ExportInfo, type ReconcileReport } from "./report.js";
+import { APPROVAL_MEANS, buildReport, type ExportInfo, guardLiftedMessage, type ReconcileReport } from "./report.js";
 import { quietRepeat } from "./report-noise.js";
 import {
   billingSummary,
+  IGNORED_APPROVAL,
   type PlanInputs,
+  PlanNeedsApprovalError,
   planDifferences,
   type SavedPlan,
   StalePlanError,
@@ -44,6 +46,11 @@ export interface ReconcileDeps {
 
 export interface ReconcileOptions {
   readonly dryRun?: boolean;
+  /**
+   * `--allow-mass-archive`: the operator approves archives over the mass-archive limit for this run
+   * (with `savedPlan` too: a plan file never carries an approval). `roster.approveMassArchive` is the
+   * standing approval.
+   */
   readonly allowMassArchive?: boolean;
   /** Overrides `roster.file`. */
   readonly file?: string;
@@ -133,9 +140,10 @@ export async function reconcileOnce(deps: ReconcileDeps, options: ReconcileOptio
       { path: "roster.file", message: "required: set HRIS_ROSTER_FILE (or roster.file), or pass --file" },
     ]);
   }
-  const allowMassArchive = saved
-    ? saved.plan.allowMassArchive
-    : options.allowMassArchive === true || rules.approveMassArchive;
+  // Approval is the operator's act for this run, never read from a saved plan.
+  const approval: GuardApproval | undefined =
+    options.allowMassArchive === true ? "flag" : rules.approveMassArchive ? "config" : undefined;
+  const allowMassArchive = approval !== undefined;
   // People stopped by hand in Slack: read once per run (before the file, whose status cells are
   // kept for them only), settled against this export and roster.
   const holds = await loadKeptUntracked(store);
@@ -241,14 +249,24 @@ export async function reconcileOnce(deps: ReconcileDeps, options: ReconcileOptio
       settings: settingsDigest(rules),
       service: serviceDigest(service.people),
       billing: billingSummary(budget),
-      allowMassArchive,
     };
     if (saved) {
       const differences = planDifferences(saved.plan, { inputs, plan });
+      const ignoredApproval = saved.plan.ignoredApproval === true;
+      if (plan.guard && differences.heldByGuard > 0 && differences.heldByGuard === differences.steps.length) {
+        // The plan is right but unapproved: the guard holds its archives, as it would in a plain run.
+        throw new PlanNeedsApprovalError(
+          saved.path,
+          { archives: plan.guard.people.length, managed: plan.guard.managed, percent: plan.guard.percent },
+          rules,
+          ignoredApproval,
+        );
+      }
       if (differences.steps.length > 0) {
         throw new StalePlanError(saved.path, differences);
       }
       for (const d of differences.inputs) notices.push(`since the plan was made ${d}, but no step changed`);
+      if (ignoredApproval) notices.push(IGNORED_APPROVAL);
     }
     if (options.onPlan && dryRun) await options.onPlan(savedPlan(inputs, plan, started));
   }
@@ -269,7 +287,14 @@ export async function reconcileOnce(deps: ReconcileDeps, options: ReconcileOptio
     // so a run cut short and finished by the next one decides the same; a hold ended here has its
     // person planned as usual (a track now, or by the next run after a crash).
     await settleKeptUntracked(store, { record: settled.record, end: settled.ended });
+    // An approval that let archives over the limit through is logged and journaled with the apply.
+    const lifted = plan.guardLifted;
+    const lift =
+      lifted && approval ? { by: approval, means: APPROVAL_MEANS[approval], archives: lifted.archives } : undefined;
+    if (lifted && lift)
+      logger.warn({ component: "reconcile", guardLifted: lift }, guardLiftedMessage({ ...lifted, ...lift }));
     applied = await applyPlan(steps, {
+      ...(lift ? { guardLifted: lift } : {}),
       client,
       journal: journalNs,
       logger,
@@ -309,6 +334,7 @@ export async function reconcileOnce(deps: ReconcileDeps, options: ReconcileOptio
     findings,
     notices,
     holdsEnded: [...settled.ended, ...archivedHolds],
+    approval,
   });
   const final = dryRun ? report : await quietRepeat(store, report);
   logger.info(

@@ -142,6 +142,10 @@ function headline(r: ReconcileReport): string {
   if (r.outcome === "needs-attention") {
     return `:warning: Roster reconcile${dry} needs attention: ${r.attention.join("; ")}`;
   }
+  if (r.guardLifted) {
+    const { means, archives } = r.guardLifted;
+    return `:warning: Roster reconcile${dry}: mass-archive guard lifted by ${means} for ${archives} ${archives === 1 ? "person" : "people"}: ${didWhat(r)}`;
+  }
   return `:white_check_mark: Roster reconcile${dry}, routine: ${didWhat(r)}`;
 }
 

@@ -143,7 +143,11 @@ export function renderReportText(r: ReconcileReport, limit = TEXT_LIST_LIMIT): s
   if (r.interrupted) lines.push("  INTERRUPTED: the next run finishes the work");
   if (r.resumedRun) lines.push(`  finished the interrupted run ${r.resumedRun}`);
   lines.push(
-    r.attention.length > 0 ? `  NEEDS ATTENTION: ${r.attention.join("; ")}` : "  routine: nothing needs a person",
+    r.attention.length > 0
+      ? `  NEEDS ATTENTION: ${r.attention.join("; ")}`
+      : r.guardLifted
+        ? `  approved: the mass-archive guard was lifted by ${r.guardLifted.means} for ${r.guardLifted.archives} people; nothing else needs a person`
+        : "  routine: nothing needs a person",
   );
   lines.push(`  ${r.requests} requests (${r.writeRequests} writes) in ${(r.durationMs / 1000).toFixed(1)} s`);
   return `${lines.join("\n")}\n`;

@@ -6,6 +6,8 @@ import type {
   DeferredItem,
   EndedHold,
   Finding,
+  GuardApproval,
+  GuardLift,
   KeptPerson,
   Named,
   PlanStep,
@@ -44,6 +46,28 @@ export interface ExportInfo {
   readonly stale: boolean;
 }
 
+/** How each approval of the mass-archive guard is named to a person. */
+export const APPROVAL_MEANS: Readonly<Record<GuardApproval, string>> = {
+  flag: "--allow-mass-archive",
+  config: "roster.approveMassArchive",
+};
+
+/** The mass-archive guard lifted by an approval: by which means, for how many people, and the limits passed. */
+export interface GuardLiftReport extends GuardLift {
+  readonly by: GuardApproval;
+  /** `--allow-mass-archive` or `roster.approveMassArchive`. */
+  readonly means: string;
+}
+
+/** The guard lifted, in words: the finding of the report, the ops post and the log. */
+export function guardLiftedMessage(lift: GuardLiftReport): string {
+  return (
+    `mass-archive guard lifted by ${lift.means} for ${lift.archives} ${lift.archives === 1 ? "person" : "people"}: ` +
+    `archiving ${lift.archives} of the ${lift.managed} people managed from the HRIS export (${lift.percent} %) is over the limit of ` +
+    `${lift.maxArchiveCount} people or ${lift.maxArchivePercent} %`
+  );
+}
+
 /** Everything one reconciliation did or would do: logged, printed, posted to the ops channel. */
 export interface ReconcileReport {
   readonly dryRun: boolean;
@@ -79,6 +103,8 @@ export interface ReconcileReport {
   readonly guardedArchives: number;
   /** Who the mass-archive guard held back, measured against the people managed from the export. */
   readonly guard?: { readonly managed: number; readonly percent: number; readonly people: readonly ReportStep[] };
+  /** The guard lifted by an approval (the flag or the config): its archives are in `steps`. */
+  readonly guardLifted?: GuardLiftReport;
   /** Due for archiving but held: their row is still in the file, broken (see the findings). */
   readonly heldForBrokenRows: number;
   readonly waitingToArchive: number;
@@ -141,6 +167,8 @@ export interface ReconcileOutcome {
   readonly notices?: readonly string[] | undefined;
   /** Holds of people stopped in Slack that this run ended (the kept ones are in `plan.keptUntracked`). */
   readonly holdsEnded?: readonly EndedHold[] | undefined;
+  /** The approval the run had (it lifts the guard when the plan's archives are over the limit). */
+  readonly approval?: GuardApproval | undefined;
 }
 
 /** Deferrals the service lifts by itself (daily allowances, a stop): routine, not a person's job. */
@@ -180,7 +208,14 @@ export function buildReport(outcome: ReconcileOutcome): ReconcileReport {
   const refusals = applied?.refusals ?? [];
   const interrupted = applied?.interrupted ?? false;
   const writeRequests = applied?.writeRequests ?? 0;
-  const findings = [...(outcome.findings ?? []), ...plan.findings];
+  const guardLifted: GuardLiftReport | undefined =
+    plan.guardLifted && outcome.approval
+      ? { ...plan.guardLifted, by: outcome.approval, means: APPROVAL_MEANS[outcome.approval] }
+      : undefined;
+  const lifted: Finding[] = guardLifted
+    ? [{ kind: "mass-archive-guard-lifted", severity: "warning", message: guardLiftedMessage(guardLifted) }]
+    : [];
+  const findings = [...(outcome.findings ?? []), ...lifted, ...plan.findings];
   const reported = outcome.export?.newExport ?? true;
   const attention = attentionOf({
     findings,
@@ -230,6 +265,7 @@ export function buildReport(outcome: ReconcileOutcome): ReconcileReport {
           },
         }
       : {}),
+    ...(guardLifted ? { guardLifted } : {}),
     heldForBrokenRows: plan.heldForBrokenRows,
     waitingToArchive: plan.waitingToArchive,
     unknownLeftAlone: plan.unknownLeftAlone,

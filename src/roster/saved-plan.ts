@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { z } from "zod";
 import type { Config } from "../config/schema.js";
-import { EXIT_USAGE, RetentionSyncError } from "../errors.js";
+import { EXIT_PARTIAL, EXIT_USAGE, RetentionSyncError } from "../errors.js";
 import type { ServicePerson } from "./diff-roster.js";
 import type { KeptPerson, Named, PlanStep, ReconcilePlan, StepKind } from "./plan-types.js";
 import { stepPeople } from "./plan-types.js";
@@ -14,10 +14,15 @@ import type { SeatBudget } from "./seat-budget.js";
  * now and applies the saved steps only if every step is the same, else refuses and names the
  * difference. The inputs (export, roster settings, service roster, billing) are kept to say which
  * one changed; a change that alters no step does not make a plan stale.
+ *
+ * A plan carries no approval. Passing the mass-archive guard is the operator's act when the plan
+ * is applied (`--plan FILE --allow-mass-archive`, or `roster.approveMassArchive`), never data in a
+ * file anyone who can write it could edit: the plan made now under the approvals of now must have
+ * the saved steps. Version 1 files carried `allowMassArchive`; it is read, ignored and named.
  */
 
 export const PLAN_FORMAT = "retention-sync-plan";
-export const PLAN_VERSION = 1;
+export const PLAN_VERSION = 2;
 
 /** What a plan was made from, in a form two runs can compare. */
 export interface PlanInputs {
@@ -33,18 +38,50 @@ export interface PlanInputs {
     readonly perSeatUsd: number;
     readonly caps: ReadonlyArray<{ readonly reason: string; readonly left: number }>;
   };
-  readonly allowMassArchive: boolean;
 }
 
 export interface SavedPlan extends PlanInputs {
   readonly format: typeof PLAN_FORMAT;
-  readonly version: typeof PLAN_VERSION;
+  /** 1: written by a version whose plans carried `allowMassArchive` (ignored now). */
+  readonly version: 1 | typeof PLAN_VERSION;
   readonly createdAt: string;
   readonly steps: readonly PlanStep[];
   /** Changes the plan left for a later run (caps, billing): shown, never applied. */
   readonly deferred: number;
   /** People stopped by hand in Slack the plan leaves untracked (no track step): shown, never applied. */
   readonly keptUntracked?: readonly KeptPerson[];
+  /**
+   * Set by `parseSavedPlan` only, never written: the file holds an `allowMassArchive` field (a
+   * version 1 plan, or an edited one). It approves nothing; the run says it was ignored.
+   */
+  readonly ignoredApproval?: boolean;
+}
+
+/** Said when a plan file holds an `allowMassArchive` field: what happened to it and what approves instead. */
+export const IGNORED_APPROVAL =
+  "the plan file's allowMassArchive field was ignored: a plan carries no approval; the mass-archive guard is " +
+  "lifted only when applying, by --allow-mass-archive or roster.approveMassArchive";
+
+/**
+ * A saved plan whose archives the mass-archive guard now holds, and nothing else differs: the plan
+ * is right, the approval is missing (exit code 3, like a held guard). Nothing was changed.
+ */
+export class PlanNeedsApprovalError extends RetentionSyncError {
+  readonly exitCode = EXIT_PARTIAL;
+  constructor(
+    readonly planFile: string,
+    held: { readonly archives: number; readonly managed: number; readonly percent: number },
+    limits: { readonly maxArchiveCount: number; readonly maxArchivePercent: number },
+    ignoredApproval: boolean,
+  ) {
+    super(
+      `the saved plan ${planFile} archives ${held.archives} of the ${held.managed} people managed from the HRIS export ` +
+        `(${held.percent} %), over the limit of ${limits.maxArchiveCount} people or ${limits.maxArchivePercent} %: ` +
+        "the mass-archive guard holds them and nothing was changed. A plan carries no approval: check the plan, then " +
+        `apply it with reconcile --plan ${planFile} --allow-mass-archive (or set roster.approveMassArchive)` +
+        (ignoredApproval ? `. Note: ${IGNORED_APPROVAL}` : ""),
+    );
+  }
 }
 
 /** A saved plan that no longer matches what is true now (exit code 2: make a new plan). */
@@ -149,7 +186,7 @@ const stepSchema = z.discriminatedUnion("kind", [
 ]);
 const savedPlanSchema = z.object({
   format: z.literal(PLAN_FORMAT),
-  version: z.literal(PLAN_VERSION),
+  version: z.union([z.literal(1), z.literal(PLAN_VERSION)]),
   createdAt: z.string(),
   file: z.string(),
   fingerprint: z.string(),
@@ -162,7 +199,8 @@ const savedPlanSchema = z.object({
     perSeatUsd: z.number(),
     caps: z.array(z.object({ reason: z.string(), left: z.number() })),
   }),
-  allowMassArchive: z.boolean(),
+  // Read only to say that it is ignored (version 1 wrote it; an edited file may hold it).
+  allowMassArchive: z.unknown().optional(),
   steps: z.array(stepSchema),
   deferred: z.number().int(),
   // Plans written before holds existed have none.
@@ -197,7 +235,11 @@ export function parseSavedPlan(text: string, planFile: string): SavedPlan {
     throw new PlanFileError(planFile, `damaged at ${issue?.path.join(".") || "(top level)"}: ${issue?.message ?? ""}`);
   }
   // The reasons were checked only for their `why`: they are shown, never acted on.
-  return parsed.data as unknown as SavedPlan;
+  const { allowMassArchive, ...plan } = parsed.data;
+  return {
+    ...(plan as unknown as SavedPlan),
+    ...(allowMassArchive !== undefined ? { ignoredApproval: true } : {}),
+  };
 }
 
 /** One person-level action of a plan, as compared: kind, URL, service id and tracking. */
@@ -221,15 +263,17 @@ function actions(steps: readonly PlanStep[]): Map<string, { kind: StepKind; pers
 export function planDifferences(
   saved: SavedPlan,
   now: { readonly inputs: PlanInputs; readonly plan: ReconcilePlan },
-): { readonly steps: string[]; readonly inputs: string[] } {
+): { readonly steps: string[]; readonly inputs: string[]; readonly heldByGuard: number } {
   const before = actions(saved.steps);
   const after = actions(now.plan.steps);
   const deferred = new Map(now.plan.deferred.map((d) => [d.url, d.reason]));
   const guarded = new Set(now.plan.guard?.people.map((p) => p.url) ?? []);
   const kept = new Set(now.plan.keptUntracked?.map((p) => p.url) ?? []);
   const steps: string[] = [];
+  let heldByGuard = 0;
   for (const [key, { kind, person }] of before) {
     if (after.has(key)) continue;
+    if (kind === "archive" && !deferred.has(person.url) && guarded.has(person.url)) heldByGuard += 1;
     const why = deferred.has(person.url)
       ? `now deferred (${deferred.get(person.url)})`
       : guarded.has(person.url)
@@ -257,5 +301,5 @@ export function planDifferences(
       `billing changed (${saved.billing.state}, ${caps(saved.billing)} when planned; ${i.billing.state}, ${caps(i.billing)} now)`,
     );
   }
-  return { steps, inputs };
+  return { steps, inputs, heldByGuard };
 }

@@ -1,8 +1,9 @@
-import { mkdirSync, statSync } from "node:fs";
-import { dirname, resolve } from "node:path";
+import { statSync } from "node:fs";
+import { resolve } from "node:path";
 import KeyvSqlite from "@keyv/sqlite";
 import Keyv from "keyv";
 import { StoreError } from "../errors.js";
+import { prepareStateFiles, tightenStateFiles } from "./private-state-files.js";
 import { openSqliteConnection, type SqliteConnection, useConnection } from "./sqlite-connection.js";
 import { changesOf, ensureSchema, KEYV_PREFIX, KV_TABLE, type Query, type SchemaReport } from "./sqlite-schema.js";
 import type {
@@ -488,6 +489,8 @@ async function enableIncrementalVacuum(query: Query): Promise<void> {
 export interface OpenedStore {
   readonly store: StateStore;
   readonly schema: SchemaReport;
+  /** About the files' permissions (a folder open to others): logged by the opener. */
+  readonly warnings: readonly string[];
 }
 
 /**
@@ -498,9 +501,10 @@ export async function openSqliteStateStore(path: string, nowMs = Date.now()): Pr
   const onDisk = path !== ":memory:";
   const file = onDisk ? resolve(path) : undefined;
   const location = file ?? "memory";
+  const warnings: string[] = [];
   if (file) {
     try {
-      mkdirSync(dirname(file), { recursive: true });
+      warnings.push(...prepareStateFiles(file));
     } catch (error) {
       throw storeFailure("creating the folder", file, error);
     }
@@ -522,12 +526,14 @@ export async function openSqliteStateStore(path: string, nowMs = Date.now()): Pr
   try {
     await useConnection(sqlite, connection);
     await configure(query, onDisk);
+    // WAL mode made the -wal and -shm files now: owner-only like the database.
+    if (file) warnings.push(...tightenStateFiles(file));
     const schema = await ensureSchema(query, location, nowMs);
     await enableIncrementalVacuum(query);
     const store = new SqliteStateStore(keyv, query, location, file);
     // A probe write proves the file is a writable database before any job relies on it.
     await store.namespace("meta").set("openedAt", new Date(nowMs).toISOString());
-    return { store, schema };
+    return { store, schema, warnings };
   } catch (error) {
     await connection.close().catch(() => undefined);
     if (error instanceof StoreError && lastError === undefined) throw error;

@@ -41,7 +41,8 @@ export async function openStateStore(location: string, options: OpenStateStoreOp
     if (schema.from === 0) options.logger?.info({ state: store.location }, "state database: created the tables");
     return store;
   }
-  const { store, schema } = await openSqliteStateStore(location);
+  const { store, schema, warnings } = await openSqliteStateStore(location);
+  for (const warning of warnings) options.logger?.warn({ state: store.location }, warning);
   if (schema.migrated) {
     options.logger?.warn(
       { state: store.location, fromSchema: schema.from, moved: schema.migrated },

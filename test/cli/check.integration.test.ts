@@ -181,7 +181,9 @@ describe("retention-sync check", () => {
     const bamboo = fixturePath("bamboohr", "custom-report.json");
     const named = await runCli(["check", "--config", file], env({ HRIS_ROSTER_FILE: bamboo }));
     expect(named.code).toBe(2);
-    expect(named.stdout).toContain('has a key "employmentHistoryStatus" that looks like a status or an end date');
+    expect(named.stdout).toContain(
+      'has a status key that the mapping does not read: "employmentHistoryStatus" looks like a status or an end date',
+    );
     expect(named.stdout).toContain("the file looks like BambooHR");
     expect(named.stdout).toContain("roster.mapping: bamboohr (or auto) reads it");
   });
@@ -207,12 +209,32 @@ describe("retention-sync check", () => {
     expect(slack.calls).toEqual([]);
   });
 
+  it("fails a webhook receiver with no signing secret, naming the variable and where the secret comes from", async () => {
+    const file = join(dir, "webhook.yaml");
+    writeFileSync(file, "alerts:\n  webhook:\n    enabled: true\n");
+    const result = await runCli(["check", "--config", file], env());
+    expect(result.code).toBe(2);
+    expect(failedLines(result.stdout)).toEqual([
+      expect.stringMatching(
+        /^✗ The webhook receiver is on \(alerts\.webhook\.enabled\) but has no signing secret, so every delivery is refused \(401\): set RETENTION_WEBHOOK_SECRETS \(alerts\.webhook\.secrets\) to the endpoint's signing secret, which POST \/webhooks returns once/,
+      ),
+    ]);
+    expect(result.stdout).not.toContain("All checks passed.");
+    const withSecret = await runCli(
+      ["check", "--config", file],
+      env({ RETENTION_WEBHOOK_SECRETS: "whsec_check_test_secret" }),
+    );
+    expect(failedLines(withSecret.stdout)).toEqual([]);
+    expect(withSecret.code).toBe(0);
+  });
+
   it("a broken config gives every problem in one message, exit 2, nothing contacted", async () => {
     const file = join(dir, "broken.yaml");
     writeFileSync(file, "roster:\n  maxArchivePercnt: 5\n  schedule: every night\ndaemon:\n  port: 70000\n");
     const result = await runCli(["check", "--config", file], env({ LOG_LEVEL: "chatty" }));
     expect(result.code).toBe(2);
-    expect(result.stdout).toContain("✗ Configuration is invalid:");
+    expect(result.stdout).toContain("✗ Configuration is invalid (4 problems):");
+    expect(result.stdout).toMatch(/\n4 problems found\.\n$/);
     expect(result.stdout).toContain("roster.maxArchivePercnt");
     expect(result.stdout).toContain("did you mean maxArchivePercent?");
     expect(result.stdout).toContain("roster.schedule");

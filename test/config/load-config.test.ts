@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { knownKeysAt } from "../../src/config/describe-issues.js";
+import { knownKeysAt, type PathSegment } from "../../src/config/describe-issues.js";
 import { ENV_OVERRIDES } from "../../src/config/env-overrides.js";
 import { loadConfig } from "../../src/config/load-config.js";
 import { configSchema } from "../../src/config/schema.js";
@@ -231,5 +231,119 @@ describe("alerts options of issue 14", () => {
       loadConfig({ file: yamlFile("alerts:\n  nextSteps:\n    retention: { open_to_wrok: 'x' }\n"), env: {} }),
     );
     expect(error.issues.some((i) => i.path.includes("alerts.nextSteps.retention"))).toBe(true);
+  });
+});
+
+describe("dedupe retention and the webhook signature tolerance", () => {
+  it("refuses a dedupeRetention shorter than the tolerance, naming both keys: a replay inside the tolerance would be posted again", () => {
+    const error = configError(() =>
+      loadConfig({
+        file: yamlFile("alerts:\n  dedupeRetention: 5s\n  webhook:\n    toleranceSeconds: 300\n"),
+        env: {},
+      }),
+    );
+    expect(error.issues).toHaveLength(1);
+    expect(error.issues[0]?.path).toMatch(/^alerts\.dedupeRetention \(.*:2:3\)$/);
+    expect(error.issues[0]?.message).toContain("alerts.webhook.toleranceSeconds");
+    expect(error.issues[0]?.message).toContain("5 s");
+    expect(error.issues[0]?.message).toContain("300 s");
+    // Equal is enough: a delivery older than the tolerance is refused by its signature.
+    const config = loadConfig({ file: yamlFile("alerts:\n  dedupeRetention: 5m\n"), env: {} });
+    expect(config.alerts.dedupeRetention).toBe(300);
+    expect(() =>
+      loadConfig({ file: yamlFile("alerts:\n  dedupeRetention: 60s\n  webhook: { toleranceSeconds: 30 }\n"), env: {} }),
+    ).not.toThrow();
+  });
+});
+
+/** Every option of the schema, as a path (into the first element of a list of objects). */
+function optionPaths(path: readonly PathSegment[] = []): PathSegment[][] {
+  const keys = knownKeysAt(configSchema, path);
+  if (keys.length > 0) return keys.flatMap((key) => optionPaths([...path, key]));
+  const inList = knownKeysAt(configSchema, [...path, 0]);
+  if (inList.length > 0) return inList.flatMap((key) => optionPaths([...path, 0, key]));
+  return [[...path]];
+}
+
+/** Options that hold a secret, by their name: a secret option added later is tested too. */
+const SECRET_OPTION = /key|token|secret|password|passwd|passphrase|credential|dsn/i;
+const secretOptions = optionPaths().filter(
+  (path) => SECRET_OPTION.test(String(path[path.length - 1])) || path.join(".") === "state.url",
+);
+
+function withValue(path: readonly PathSegment[], value: unknown): Record<string, unknown> {
+  const root: Record<string, unknown> = {};
+  let node: Record<string | number, unknown> = root;
+  for (const [i, segment] of path.entries()) {
+    if (i === path.length - 1) node[segment] = value;
+    else {
+      const child = (typeof path[i + 1] === "number" ? [] : {}) as Record<string | number, unknown>;
+      node[segment] = child;
+      node = child;
+    }
+  }
+  return root;
+}
+
+describe("config problems never show a secret", () => {
+  it("finds the secret options of the schema by name", () => {
+    expect(secretOptions.map((p) => p.join("."))).toEqual(
+      expect.arrayContaining([
+        "api.key",
+        "slack.token",
+        "slack.appToken",
+        "slack.interactivity.signingSecret",
+        "state.url",
+        "alerts.webhook.secrets",
+      ]),
+    );
+  });
+
+  it.each(secretOptions.map((path) => [path.join("."), path] as const))(
+    "%s: a value of any type is named, never shown",
+    (_name, path) => {
+      const values: Array<{ value: unknown; secret: string }> = [
+        { value: 99887766554433, secret: "99887766554433" },
+        { value: 8.67e27, secret: "8.67e+27" },
+        { value: ["s3cret-in-a-list-0001", 4455667788], secret: "s3cret-in-a-list-0001" },
+        { value: [4455667788], secret: "4455667788" },
+        { value: { nested: "s3cret-in-an-object-0001" }, secret: "s3cret-in-an-object-0001" },
+        { value: true, secret: "true" },
+        { value: "mysql://admin:pa55w0rd-xyz@db/x", secret: "pa55w0rd-xyz" },
+      ];
+      let refused = 0;
+      for (const { value, secret } of values) {
+        let error: ConfigError | undefined;
+        try {
+          loadConfig({ file: yamlFile(JSON.stringify(withValue(path, value))), env: {} });
+        } catch (thrown) {
+          if (!(thrown instanceof ConfigError)) throw thrown;
+          error = thrown;
+        }
+        if (error === undefined) continue;
+        refused += 1;
+        expect(error.message).not.toContain(secret);
+        expect(error.issues.some((i) => i.path.startsWith(path.join(".")))).toBe(true);
+      }
+      expect(refused).toBeGreaterThanOrEqual(4);
+    },
+  );
+
+  it("shows no secret nested in a value that is echoed, and no Postgres URL", () => {
+    const error = configError(() =>
+      loadConfig({
+        file: yamlFile(
+          JSON.stringify({
+            slack: [{ token: "xoxb-nested-in-a-list-0001", channel: "#ok" }],
+            state: [{ url: "postgres://u:nested-pa55@h/d" }],
+          }),
+        ),
+        env: {},
+      }),
+    );
+    expect(error.message).not.toContain("xoxb-nested-in-a-list-0001");
+    expect(error.message).not.toContain("nested-pa55");
+    expect(error.message).toContain('"token":"[redacted]"');
+    expect(error.message).toContain('"#ok"');
   });
 });

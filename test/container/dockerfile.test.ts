@@ -195,6 +195,8 @@ describe("Dockerfile", () => {
     expect(statePath.startsWith(`${volume}/`)).toBe(true);
     // the volume directory belongs to the runtime user
     expect(inFinal("RUN").some((r) => r.args.includes(`chown ${user?.args}`) && r.args.includes(volume))).toBe(true);
+    // and is its alone: the state holds people's names and scores
+    expect(inFinal("RUN").some((r) => r.args.includes(`chmod 700 ${volume}`))).toBe(true);
   });
 
   it("installs from the workspace lock file: every workspace's package.json is copied before `npm ci`", () => {

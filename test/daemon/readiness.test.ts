@@ -1,4 +1,8 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { configSchema } from "../../src/config/schema.js";
 import { HealthMonitor } from "../../src/daemon/health-monitor.js";
 import { createMetrics } from "../../src/daemon/metrics.js";
 import { observeReconcile, observeReconcileFailure } from "../../src/daemon/observe-work.js";
@@ -10,7 +14,11 @@ import {
   RosterFileError,
   ServerError,
 } from "../../src/errors.js";
+import { createLogger } from "../../src/logger.js";
+import { readRoster, rosterReadOptions } from "../../src/roster/read-roster.js";
 import type { ReconcileReport } from "../../src/roster/report.js";
+import { captureStream } from "../helpers/capture-stream.js";
+import { registerSecret } from "../helpers/known-secrets.js";
 
 const STALE = 60_000;
 
@@ -154,5 +162,65 @@ describe("needs-operator notes", () => {
     expect(after).toContain('retention_sync_needs_operator{reason="mass_archive_guard"} 0');
     expect(after).toContain('retention_sync_needs_operator{reason="read_only_key"} 0');
     expect(health.readiness().notes).toBeUndefined();
+  });
+});
+
+/** An env file's secrets, made up for the test (registered for the log audit). */
+const ENV_SECRETS = {
+  RETENTION_API_KEY: "rk_live_9f8e7d6c5b4a39281706f5e4d3c2b1a0",
+  SLACK_BOT_TOKEN: "xoxb-1111-2222-abcdefghijklmnop",
+  PGPASSWORD: "correct-horse-battery-staple",
+};
+for (const [name, value] of Object.entries(ENV_SECRETS)) registerSecret(value, `made-up ${name} of an env file`);
+const envLines = Object.entries(ENV_SECRETS).map(([name, value]) => `${name}=${value}`);
+
+async function rosterError(text: string, name = "hris.csv"): Promise<RosterFileError> {
+  const file = join(mkdtempSync(join(tmpdir(), "rs-env-roster-")), name);
+  writeFileSync(file, text);
+  try {
+    await readRoster(rosterReadOptions(configSchema.parse({}).roster, file, new Date()));
+  } catch (error) {
+    if (error instanceof RosterFileError) return error;
+    throw error;
+  }
+  throw new Error("expected a RosterFileError");
+}
+
+describe("a roster file that is an env file", () => {
+  it.each([
+    ["as the header", `${envLines.join("\n")}\n`, "has no profile URL column"],
+    ["as the rows", `networkUrl,name\n${envLines.map((l) => `${l},x`).join("\n")}\n`, "none of its 3 rows"],
+  ])(
+    "%s: /readyz names the file and the kind of problem, no cell; the error masks the values",
+    async (_, text, kind) => {
+      const error = await rosterError(text);
+      const health = new HealthMonitor(STALE, () => 1_000);
+      health.apiSucceeded();
+      observeReconcileFailure(createMetrics(), health, error);
+      const notes = health.readiness().notes ?? [];
+      expect(notes).toEqual([
+        expect.stringMatching(
+          new RegExp(
+            `^needs operator: reconcile: the roster file ${error.file} cannot be used \\(${kind}[^)=]*\\); the daemon's log and retention-sync check say why$`,
+          ),
+        ),
+      ]);
+      for (const [name, value] of Object.entries(ENV_SECRETS)) {
+        expect(notes.join()).not.toContain(name);
+        expect(notes.join()).not.toContain(value.slice(0, 8));
+        // The logs and the CLI show the message: a short, scrubbed hint.
+        expect(error.message).not.toContain(value);
+        expect(error.message).not.toContain(value.slice(0, 12));
+      }
+    },
+  );
+
+  it("read as NDJSON: the log line of the failure shows no excerpt of the file, the parser's cause included", async () => {
+    const tokenFirst = `${ENV_SECRETS.SLACK_BOT_TOKEN}\n${envLines.join("\n")}\n`;
+    const error = await rosterError(tokenFirst, "hris.ndjson");
+    const logs = captureStream();
+    createLogger({ destination: logs.stream }).error({ err: error }, "job failed");
+    expect(logs.text()).toContain("is not valid JSON");
+    expect(logs.text()).not.toContain(ENV_SECRETS.SLACK_BOT_TOKEN.slice(0, 10));
   });
 });

@@ -6,8 +6,10 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type ConfiguredDaemon, startConfiguredDaemon } from "../../src/app/configured-daemon.js";
 import { loadConfig } from "../../src/config/load-config.js";
+import { runCli } from "../cli/cli-harness.js";
 import { captureStream } from "../helpers/capture-stream.js";
 import { type DaemonWorld, daemonEnv, startDaemonWorld } from "../helpers/daemon-world.js";
+import { registerSecret } from "../helpers/known-secrets.js";
 import { makePeople, toCsv } from "../helpers/roster-files.js";
 
 let world: DaemonWorld;
@@ -33,9 +35,15 @@ const CONFIG = [
   "",
 ].join("\n");
 
-async function start(extra: Record<string, string>) {
+/** Alerts on, with the webhook receiver on a free loopback port. */
+const WEBHOOK_ON = CONFIG.replace(
+  "alerts:\n  enabled: false\n",
+  "alerts:\n  enabled: true\n  webhook: { enabled: true, host: 127.0.0.1, port: 0 }\n",
+);
+
+async function start(extra: Record<string, string>, config = CONFIG) {
   const logs = captureStream();
-  const configFile = await world.files.write("config.yaml", CONFIG);
+  const configFile = await world.files.write("config.yaml", config);
   const env = daemonEnv(world, `operator-${Date.now()}`, {
     SLACK_OPS_CHANNEL: "#retention-ops",
     LOG_LEVEL: "info",
@@ -99,6 +107,65 @@ describe("run and the operator", () => {
     expect(await (await fetch(`${daemon.opsUrl}/metrics`)).text()).toContain(
       'retention_sync_needs_operator{reason="mass_archive_guard"} 0',
     );
+  });
+
+  it("a webhook receiver with no signing secret: /readyz and the metric say needs operator, naming the variable to set", async () => {
+    const { daemon, logs } = await start({}, WEBHOOK_ON);
+    const ready = await fetch(`${daemon.opsUrl}/readyz`);
+    const body = await ready.text();
+    expect(body).toMatch(
+      /needs operator: the webhook receiver is on \(alerts\.webhook\.enabled\) but has no signing secret, so every delivery is refused \(401\): set RETENTION_WEBHOOK_SECRETS \(alerts\.webhook\.secrets\)/,
+    );
+    expect(await (await fetch(`${daemon.opsUrl}/metrics`)).text()).toContain(
+      'retention_sync_needs_operator{reason="webhook_secret"} 1',
+    );
+    expect(logs.text()).toMatch(/"level":40.*the webhook receiver is on .* but has no signing secret/);
+  });
+
+  it("a webhook receiver with a signing secret has no such note", async () => {
+    const { daemon } = await start({ RETENTION_WEBHOOK_SECRETS: "whsec_configured_for_the_test" }, WEBHOOK_ON);
+    expect(await (await fetch(`${daemon.opsUrl}/readyz`)).text()).not.toContain("webhook");
+    expect(await (await fetch(`${daemon.opsUrl}/metrics`)).text()).not.toContain(
+      'retention_sync_needs_operator{reason="webhook_secret"} 1',
+    );
+  });
+
+  it("a roster file that is an env file: /readyz shows the file and the kind of problem only; the log and the CLI mask the values", async () => {
+    const secrets = {
+      RETENTION_API_KEY: "rk_live_0a1b2c3d4e5f60718293a4b5c6d7e8f9",
+      SLACK_BOT_TOKEN: "xoxb-3333-4444-qrstuvwxyzabcdef",
+      PGPASSWORD: "staple-battery-horse-correct",
+    };
+    for (const [name, value] of Object.entries(secrets)) registerSecret(value, `made-up ${name} in an env file`);
+    const envFile = await world.files.write(
+      "retention.env",
+      `${Object.entries(secrets)
+        .map(([name, value]) => `${name}=${value}`)
+        .join("\n")}\n`,
+    );
+    const { daemon, logs } = await start({ HRIS_ROSTER_FILE: envFile });
+    await daemon.reconcileNow();
+    const body = await (await fetch(`${daemon.opsUrl}/readyz`)).text();
+    expect(body).toContain(
+      `needs operator: reconcile: the roster file ${envFile} cannot be used (has no profile URL column); the daemon's log and retention-sync check say why`,
+    );
+    expect(await (await fetch(`${daemon.opsUrl}/metrics`)).text()).toContain(
+      'retention_sync_needs_operator{reason="reconcile_config"} 1',
+    );
+    const cli = await runCli(["reconcile", "--dry-run", "--file", envFile], {
+      ...daemonEnv(world, `operator-cli-${Date.now()}`),
+      LOG_LEVEL: "silent",
+    });
+    expect(cli.code).toBe(2);
+    expect(cli.stderr).toContain('Found columns: "RETENTION_API_KEY=[masked]"');
+    expect(logs.text()).toContain("RETENTION_API_KEY=[masked]");
+    for (const [name, value] of Object.entries(secrets)) {
+      expect(body).not.toContain(name);
+      for (const shown of [body, logs.text(), cli.stdout, cli.stderr]) {
+        expect(shown).not.toContain(value);
+        expect(shown).not.toContain(value.slice(0, 12));
+      }
+    }
   });
 
   it("posts the report of one export once, however often it is reconciled", async () => {

@@ -3,12 +3,14 @@
  * person can approve (every step named, with why), saved plans, honest guards, less noise, scopes
  * first, the vendors' formats and a bounded file. One test per finding of the issue.
  */
-import { readFile, utimes } from "node:fs/promises";
+import { lstat, readdir, readFile, stat, symlink, utimes } from "node:fs/promises";
 import { join } from "node:path";
 import { buildSampleRoster } from "@retention-sync/emulator";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { RetentionClient } from "../../src/api/client.js";
+import { JOURNAL_KEY, JOURNAL_NAMESPACE, type JournalEntry } from "../../src/roster/reconcile-journal.js";
 import type { ReconcileReport } from "../../src/roster/report.js";
+import { openStateStore } from "../../src/store/state-store.js";
 import { runCli } from "../cli/cli-harness.js";
 import { type FakeSlack, startFakeSlack } from "../helpers/fake-slack.js";
 import { canonicalUrl, rosterDir } from "../helpers/roster-files.js";
@@ -405,6 +407,127 @@ describe("saved plans", () => {
       "note: since the plan was made the service roster changed (5 rows when planned, 6 now), but no step changed",
     );
     expect(run.stdout).toMatch(/add\s+1\s+1/);
+  });
+
+  it("a plan file carries no approval: edited to lift the guard and archive, it is held (exit 3) without --allow-mass-archive; with it, it applies and the report, the ops post and the journal say so", async () => {
+    await reconcile(["--file", await files.write(`m1-${state}.csv`, bambooCsv(staff(40)))]);
+    // 16 of the 40 are terminated: 40 %, over the 10 % limit.
+    const rows = staff(40).map((r) =>
+      r.n < 16 ? { ...r, type: "Terminated" as const, status: "Inactive" as const, terminated: "2026-01-31" } : r,
+    );
+    const file = await files.write(`m2-${state}.csv`, bambooCsv(rows));
+    const guardedPlan = join(files.dir, `guarded-${state}.json`);
+    expect((await reconcile(["--dry-run", "--out", guardedPlan, "--file", file])).code).toBe(3);
+    const approvedPlan = join(files.dir, `approved-${state}.json`);
+    const approvedDry = await reconcile(["--dry-run", "--allow-mass-archive", "--out", approvedPlan, "--file", file]);
+    expect(approvedDry.code).toBe(0);
+    // Someone who can write the file lifts the guard in it and appends the archive steps.
+    type PlanFile = { steps: Array<{ kind: string }>; allowMassArchive?: boolean };
+    const guarded = JSON.parse(await readFile(guardedPlan, "utf8")) as PlanFile;
+    const approved = JSON.parse(await readFile(approvedPlan, "utf8")) as PlanFile;
+    expect(guarded.steps.filter((step) => step.kind === "archive")).toHaveLength(0);
+    const archives = approved.steps.filter((step) => step.kind === "archive");
+    expect(archives).toHaveLength(16);
+    const edited = join(files.dir, `edited-${state}.json`);
+    await files.write(
+      `edited-${state}.json`,
+      JSON.stringify({ ...guarded, allowMassArchive: true, steps: [...guarded.steps, ...archives] }),
+    );
+    await emulator.control.clearRequests();
+
+    const held = await reconcile(["--plan", edited], slackEnv());
+    expect(held.code).toBe(3);
+    expect(held.stderr).toContain(
+      `the saved plan ${edited} archives 16 of the 40 people managed from the HRIS export (40 %), over the limit of 50 people or 10 %: the mass-archive guard holds them and nothing was changed`,
+    );
+    expect(held.stderr).toContain(`apply it with reconcile --plan ${edited} --allow-mass-archive`);
+    expect(held.stderr).toContain("the plan file's allowMassArchive field was ignored: a plan carries no approval");
+    expect(writesOf(await apiRequests())).toEqual([]);
+    // The operator's own plan, made with the flag, needs the flag again when applied.
+    expect((await reconcile(["--plan", approvedPlan])).code).toBe(3);
+    expect(writesOf(await apiRequests())).toEqual([]);
+
+    const run = await reconcile(["--plan", edited, "--allow-mass-archive", "--json"], slackEnv());
+    expect(run.code).toBe(0);
+    const report = JSON.parse(run.stdout) as ReconcileReport;
+    expect(report.guardLifted).toEqual({
+      by: "flag",
+      means: "--allow-mass-archive",
+      archives: 16,
+      managed: 40,
+      percent: 40,
+      maxArchiveCount: 50,
+      maxArchivePercent: 10,
+    });
+    expect(report.findings).toContainEqual({
+      kind: "mass-archive-guard-lifted",
+      severity: "warning",
+      message:
+        "mass-archive guard lifted by --allow-mass-archive for 16 people: archiving 16 of the 40 people managed from the HRIS export (40 %) is over the limit of 50 people or 10 %",
+    });
+    expect(report.notices).toContain(
+      "the plan file's allowMassArchive field was ignored: a plan carries no approval; the mass-archive guard is lifted only when applying, by --allow-mass-archive or roster.approveMassArchive",
+    );
+    expect(report.applied?.archived).toBe(16);
+    expect((await roster()).filter((e) => e.status === "archived")).toHaveLength(16);
+    const [post] = slack.posted("retention-ops");
+    expect(post?.text).toBe(
+      ":warning: Roster reconcile: mass-archive guard lifted by --allow-mass-archive for 16 people: 16 archived",
+    );
+    expect(JSON.stringify(post?.blocks)).toContain("WARNING: mass-archive guard lifted by --allow-mass-archive");
+    const store = await openStateStore(join(files.dir, `state-${state}.sqlite`));
+    const journal = await store.namespace(JOURNAL_NAMESPACE).get<JournalEntry>(JOURNAL_KEY);
+    await store.close();
+    expect(journal).toMatchObject({
+      completed: true,
+      guardLifted: { by: "flag", means: "--allow-mass-archive", archives: 16 },
+    });
+  });
+
+  it("the text report says which approval lifted the guard: the flag or roster.approveMassArchive", async () => {
+    await reconcile(["--file", await files.write(`t1-${state}.csv`, bambooCsv(staff(20)))]);
+    const rows = staff(20).map((r) =>
+      r.n < 5 ? { ...r, type: "Terminated" as const, status: "Inactive" as const, terminated: "2026-01-31" } : r,
+    );
+    const file = await files.write(`t2-${state}.csv`, bambooCsv(rows));
+    const byFlag = await reconcile(["--dry-run", "--allow-mass-archive", "--file", file]);
+    expect(byFlag.code).toBe(0);
+    expect(byFlag.stdout).toContain(
+      "  WARNING: mass-archive guard lifted by --allow-mass-archive for 5 people: archiving 5 of the 20 people managed from the HRIS export (25 %) is over the limit of 50 people or 10 %",
+    );
+    expect(byFlag.stdout).toContain(
+      "  approved: the mass-archive guard was lifted by --allow-mass-archive for 5 people; nothing else needs a person",
+    );
+    expect(byFlag.stdout).not.toContain("routine: nothing needs a person");
+    const byConfig = await reconcile(["--file", file], {}, "  approveMassArchive: true\n");
+    expect(byConfig.code).toBe(0);
+    expect(byConfig.stdout).toContain("  WARNING: mass-archive guard lifted by roster.approveMassArchive for 5 people");
+    expect(byConfig.stdout).toMatch(/archive\s+5\s+5/);
+  });
+
+  it("--out writes the plan owner-only through a fresh temporary file: a file or symlink planted at the old temporary name is left alone", async () => {
+    await reconcile(["--file", await files.write(`o1-${state}.csv`, bambooCsv(staff(3)))]);
+    const file = await files.write(`o2-${state}.csv`, bambooCsv(staff(4)));
+    const planFile = join(files.dir, `owner-only-${state}.json`);
+    const victim = await files.write(`victim-${state}.txt`, "keep me\n");
+    // The name the plan's temporary file had before: predictable, so anyone could plant it.
+    const planted = `${planFile}.${process.pid}.tmp`;
+    await symlink(victim, planted);
+    const before = process.umask(0o022);
+    try {
+      expect((await reconcile(["--dry-run", "--out", planFile, "--file", file])).code).toBe(0);
+    } finally {
+      process.umask(before);
+    }
+    expect((await stat(planFile)).mode & 0o777).toBe(0o600);
+    expect((await lstat(planFile)).isSymbolicLink()).toBe(false);
+    expect(JSON.parse(await readFile(planFile, "utf8"))).toMatchObject({ format: "retention-sync-plan", version: 2 });
+    expect(await readFile(victim, "utf8")).toBe("keep me\n");
+    expect((await lstat(planted)).isSymbolicLink()).toBe(true);
+    expect((await readdir(files.dir)).filter((name) => name.includes(`owner-only-${state}`)).sort()).toEqual([
+      `owner-only-${state}.json`,
+      `owner-only-${state}.json.${process.pid}.tmp`,
+    ]);
   });
 
   it("refuses flags that contradict a saved plan", async () => {

@@ -248,6 +248,15 @@ describe("planReconcile", () => {
     });
     expect(approved.steps.map((s) => s.kind)).toEqual(["archive", "archive", "archive"]);
     expect(approved.seatDelta).toBe(-3);
+    // Lifted, not silent: the plan says what the approval let through and the limits it passed.
+    expect(approved.guardLifted).toEqual({
+      archives: 3,
+      managed: 10,
+      percent: 30,
+      maxArchiveCount: rules.maxArchiveCount,
+      maxArchivePercent: 10,
+    });
+    expect(guarded.guardLifted).toBeUndefined();
   });
 
   it("measures the guard against the people managed from the export, not the whole service roster", () => {

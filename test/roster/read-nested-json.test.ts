@@ -188,7 +188,9 @@ describe("the unread-status guard: a status-like field nobody reads refuses the 
 
   it("names the key, where it is, and both fixes (JSON)", async () => {
     const message = await refusal("guard.json", bamboo, { mapping: { profileUrl: ["linkedIn"] } });
-    expect(message).toContain('has a key "employmentHistoryStatus" that looks like a status or an end date');
+    expect(message).toContain(
+      'has a status key that the mapping does not read: "employmentHistoryStatus" looks like a status or an end date',
+    );
     expect(message).toContain("record 1");
     expect(message).toContain('status: ["employmentHistoryStatus"]');
     expect(message).toContain("roster.ignoreColumns");
@@ -222,7 +224,7 @@ describe("the unread-status guard: a status-like field nobody reads refuses the 
     const csv =
       "LinkedIn,Name,Active_Status\nhttps://www.linkedin.com/in/aaa-1,A,1\nhttps://www.linkedin.com/in/bbb-2,B,0\n";
     const message = await refusal("guard.csv", csv, { mapping: { profileUrl: ["LinkedIn"], name: ["Name"] } });
-    expect(message).toContain('has a column "Active_Status"');
+    expect(message).toContain('has a status column that the mapping does not read: "Active_Status"');
     const file = await read("guard2.csv", csv, {
       mapping: { profileUrl: ["LinkedIn"], name: ["Name"], status: ["Active_Status"] },
     });

@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { run } from "../../src/commands/reconcile.js";
 import { type FakeSlack, startFakeSlack } from "../helpers/fake-slack.js";
 import { makePeople, rosterDir, toCsv } from "../helpers/roster-files.js";
+import { fixturePath } from "./vendors/vendor-fixture.js";
 
 let emulator: EmulatorHandle;
 let slack: FakeSlack;
@@ -50,6 +51,33 @@ async function writes(): Promise<number> {
 }
 
 describe("retention-sync reconcile", () => {
+  it("plans a BambooHR JSON report's people by both statuses: no terminated person or contractor is a joiner", async () => {
+    const { code, out } = await reconcile([
+      "--dry-run",
+      "--json",
+      "--file",
+      fixturePath("bamboohr", "custom-report.json"),
+    ]);
+    expect(code).toBe(3); // the report's broken LinkedIn values need a person
+    const report = JSON.parse(out) as {
+      mapping: { preset: string; how: string };
+      steps: Array<{ change: string; who: { name?: string } }>;
+    };
+    expect(report.mapping).toMatchObject({
+      preset: "bamboohr",
+      how: expect.stringMatching(/^mapping auto: recognised by/),
+    });
+    const adds = report.steps.filter((s) => s.change === "add").map((s) => s.who.name);
+    // Chloé's termination date (2026-12-31) is still ahead on the fixtures' day; whatever today is,
+    // nobody terminated (Eva, Farid) or out of scope (Grace: contractor, Hugo: intern) is added.
+    expect(adds).toEqual(expect.arrayContaining(["Ana Lima", "Ben Okafor", "Dev Patel"]));
+    for (const name of ["Eva Novak", "Farid Haddad", "Grace Kim", "Hugo Silva", "Iris Berg", "Jonas Weber"]) {
+      expect(adds).not.toContain(name);
+    }
+    const text = await reconcile(["--dry-run", "--file", fixturePath("bamboohr", "custom-report.json")]);
+    expect(text.out).toMatch(/read as BambooHR .*\(preset bamboohr\): mapping auto: recognised by/);
+  });
+
   it("--dry-run prints the plan with seat and cost delta and changes nothing", async () => {
     const file = await files.write("r.csv", toCsv(makePeople(12)));
     const { code, out } = await reconcile(["--dry-run", "--file", file]);

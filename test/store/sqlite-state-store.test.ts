@@ -1,4 +1,4 @@
-import { mkdtempSync, statSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import KeyvSqlite from "@keyv/sqlite";
@@ -6,8 +6,10 @@ import Keyv from "keyv";
 import { describe, expect, it } from "vitest";
 import { Outbox, type OutboxDraft } from "../../src/delivery/outbox.js";
 import { StoreError } from "../../src/errors.js";
+import { createLogger } from "../../src/logger.js";
 import { SCHEMA_VERSION } from "../../src/store/sqlite-schema.js";
 import { openStateStore } from "../../src/store/state-store.js";
+import { captureStream } from "../helpers/capture-stream.js";
 import { describeStoreConformance } from "./support/store-conformance.js";
 
 const tempFile = () => join(mkdtempSync(join(tmpdir(), "rs-sqlite-")), "state.sqlite");
@@ -75,6 +77,69 @@ describe("the file on disk", () => {
       expect(await query("PRAGMA auto_vacuum")).toEqual([{ auto_vacuum: 2 }]);
       expect(await query("PRAGMA user_version")).toEqual([{ user_version: SCHEMA_VERSION }]);
     });
+  });
+});
+
+/** The permission bits of a path, as `0600`. */
+const modeOf = (path: string) => (statSync(path).mode & 0o777).toString(8).padStart(4, "0");
+
+/** Runs `work` with the usual umask (022: files 0644, folders 0755 unless the program says otherwise). */
+async function withUsualUmask<T>(work: () => Promise<T>): Promise<T> {
+  const before = process.umask(0o022);
+  try {
+    return await work();
+  } finally {
+    process.umask(before);
+  }
+}
+
+describe("the state files are the owner's alone (names, scores, who pressed what)", () => {
+  it("a new state: its folder is created 0700, the database and its -wal and -shm files 0600", async () => {
+    const folder = join(mkdtempSync(join(tmpdir(), "rs-modes-")), "state", "nested");
+    const file = join(folder, "retention-sync.sqlite");
+    await withUsualUmask(async () => {
+      const store = await openStateStore(file);
+      await store.namespace("n").set("k", "v");
+      expect(existsSync(`${file}-wal`)).toBe(true);
+      expect(existsSync(`${file}-shm`)).toBe(true);
+      expect([modeOf(folder), modeOf(join(folder, ".."))]).toEqual(["0700", "0700"]);
+      expect([modeOf(file), modeOf(`${file}-wal`), modeOf(`${file}-shm`)]).toEqual(["0600", "0600", "0600"]);
+      await store.close();
+    });
+  });
+
+  it("an existing state of ours readable by others is tightened to 0600; an open folder is left as it is, with a warning", async () => {
+    const folder = join(mkdtempSync(join(tmpdir(), "rs-modes-")), "shared");
+    mkdirSync(folder);
+    chmodSync(folder, 0o755);
+    const file = join(folder, "state.sqlite");
+    await withUsualUmask(async () => {
+      // An earlier release's files, as it left them: 0644.
+      const first = await openStateStore(file);
+      await first.namespace("n").set("k", "v");
+      await first.close();
+      for (const path of [file, `${file}-wal`, `${file}-shm`]) if (existsSync(path)) chmodSync(path, 0o644);
+      const logs = captureStream();
+      const store = await openStateStore(file, { logger: createLogger({ destination: logs.stream }) });
+      await store.namespace("n").set("k2", "v");
+      expect([modeOf(file), modeOf(`${file}-wal`), modeOf(`${file}-shm`)]).toEqual(["0600", "0600", "0600"]);
+      expect(modeOf(folder)).toBe("0755");
+      expect(logs.text()).toContain(
+        `"msg":"the state folder ${folder} is open to other users (mode 0755); the state files in it are owner-only (0600), but their names show. Give the state a folder of its own: chmod 700 ${folder}"`,
+      );
+      expect(logs.text()).toContain('"level":40');
+      await store.close();
+    });
+  });
+
+  it("an empty file left at the state's name is taken as a new database, owner-only", async () => {
+    const file = tempFile();
+    writeFileSync(file, "");
+    chmodSync(file, 0o666);
+    const store = await openStateStore(file);
+    await store.namespace("n").set("k", "v");
+    expect(modeOf(file)).toBe("0600");
+    await store.close();
   });
 });
 

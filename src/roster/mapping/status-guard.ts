@@ -82,8 +82,8 @@ function isPrefix(prefix: readonly string[], of: readonly string[]): boolean {
 export function unreadStatusHint(shown: string, unit: "column" | "key"): string {
   const asPath = shown.replace(/\.\*(?=\.|$)/g, ".0");
   return (
-    `has a ${unit} "${shown}" that looks like a status or an end date, and roster.mapping does not read it: ` +
-    "people who left could be planned as joiners, so nothing is read from this file. " +
+    `has a status ${unit} that the mapping does not read: "${shown}" looks like a status or an end date, ` +
+    "and unread, people who left could be planned as joiners, so nothing is read from this file. " +
     `Read it under the field it is, e.g. mapping: { preset: auto, status: ["${asPath}"] } ` +
     "(status: Active/Inactive or a true/false active flag; employmentStatus: Full-Time, Contractor...; " +
     `left: a true/false "has left" flag; terminationDate: a date), or, if it says nothing about whether ` +
