@@ -1,9 +1,16 @@
 # retention-sync: one container, one API key, one company.
 # Build:  docker build -t retention-sync .
 # Run:    see README.md ("Deployment").
+#
+# Base image: the official node:24-slim (Node 24 LTS on Debian 12 bookworm), pinned by the digest of
+# its multi-arch index as published on 2026-10-06 (Node 24.21.0). A tag moves; a digest names one
+# image, so every build starts from the same base until the pin changes. Both stages use the same
+# reference, so the native sqlite3 binding is compiled for the Node that runs it. Keep it current with
+# Renovate or Dependabot (docker ecosystem): their digest updates bump both FROM lines together. A new
+# Node major also changes engines.node (package.json) and the Node line .ci/run tests (.ci/on-node.sh).
 
 # --- build stage: compile TypeScript and the native sqlite3 binding -------------------------
-FROM node:20-slim AS build
+FROM node:24-slim@sha256:d6aa754f16b3197301076f047b5def2f02ea1dbbc2ca920407d46d7ec7f87b20 AS build
 WORKDIR /app
 # sqlite3 (under @keyv/sqlite) compiles from source when no prebuilt binary matches.
 RUN apt-get update \
@@ -28,7 +35,7 @@ COPY src ./src
 RUN npm run build && npm prune --omit=dev && rm -rf node_modules/@retention-sync
 
 # --- runtime stage: production dependencies and the daemon's dist/ only, non-root -------------
-FROM node:20-slim
+FROM node:24-slim@sha256:d6aa754f16b3197301076f047b5def2f02ea1dbbc2ca920407d46d7ec7f87b20
 ENV NODE_ENV=production \
     RETENTION_SYNC_STATE=/var/lib/retention-sync/state.sqlite \
     OPS_PORT=9400

@@ -55,16 +55,87 @@ const dockerignore = readFileSync(".dockerignore", "utf8")
   .filter((l) => l.length > 0 && !l.startsWith("#"));
 const inFinal = (keyword: string) => dockerfile.filter((i) => i.stage === finalStage && i.keyword === keyword);
 const defaultPort = configSchema.parse({}).daemon.port;
+/** The Node majors `.ci/run` runs the suite on (`test_on_node <major>`). */
+const ciNodeMajors = [...readFileSync(".ci/run", "utf8").matchAll(/^test_on_node (\d+)\s*$/gm)].map((m) =>
+  Number(m[1]),
+);
+
+function imageNodeMajor(): number {
+  const from = dockerfile.find((i) => i.keyword === "FROM" && i.stage === finalStage);
+  return Number(/^node:(\d+)/.exec(from?.args ?? "")?.[1]);
+}
+
+/** The subset of npm's range syntax engines.node uses: `||`, `^x.y.z`, `>=`, `>`, `<=`, `<`, `=`. */
+function satisfies(version: string, range: string): boolean {
+  return range.split("||").some((set) =>
+    set
+      .trim()
+      .split(/\s+/)
+      .every((part) => {
+        const { op, bound } = comparator(part);
+        const order = compareVersions(parseVersion(version), bound);
+        if (op === "^") return order >= 0 && parseVersion(version)[0] === bound[0];
+        if (op === ">=") return order >= 0;
+        if (op === ">") return order > 0;
+        if (op === "<=") return order <= 0;
+        if (op === "<") return order < 0;
+        return order === 0;
+      }),
+  );
+}
+
+/** The major each `||` alternative of a range starts at. */
+function lowestMajors(range: string): number[] {
+  return range.split("||").map((set) => {
+    const lower = set
+      .trim()
+      .split(/\s+/)
+      .map(comparator)
+      .filter((c) => c.op !== "<" && c.op !== "<=");
+    return Math.min(...lower.map((c) => c.bound[0]));
+  });
+}
+
+type Version = [major: number, minor: number, patch: number];
+
+function comparator(part: string): { op: string; bound: Version } {
+  const match = /^(\^|>=|>|<=|<|=)?v?(\d+(?:\.\d+){0,2})$/.exec(part);
+  if (!match?.[2]) throw new Error(`engines.node: "${part}" is outside the syntax this test reads`);
+  return { op: match[1] ?? "=", bound: parseVersion(match[2]) };
+}
+
+function parseVersion(version: string): Version {
+  const [major = 0, minor = 0, patch = 0] = version.split(".").map(Number);
+  return [major, minor, patch];
+}
+
+function compareVersions(a: Version, b: Version): number {
+  return a[0] - b[0] || a[1] - b[1] || a[2] - b[2];
+}
 
 describe("Dockerfile", () => {
-  it("is multi-stage on a Node image whose major version satisfies engines.node", () => {
+  it("starts every stage from the same official node:<major>-slim image, pinned by the digest of its index", () => {
     const froms = dockerfile.filter((i) => i.keyword === "FROM");
     expect(froms.length).toBeGreaterThanOrEqual(2);
-    const minimum = Number(/>=\s*(\d+)/.exec(pkg.engines?.node ?? "")?.[1]);
-    expect(minimum).toBeGreaterThan(0);
-    for (const from of froms) {
-      const major = Number(/^node:(\d+)/.exec(from.args)?.[1]);
-      expect(major, from.args).toBeGreaterThanOrEqual(minimum);
+    // a tag alone moves under the build; the digest fixes the image until the pin is bumped
+    for (const from of froms) expect(from.args).toMatch(/^node:\d+-slim@sha256:[0-9a-f]{64}(\s+AS\s+\w+)?$/i);
+    // one base for both stages: the native sqlite3 binding is compiled for the Node that runs it
+    expect(new Set(froms.map((f) => f.args.split(/\s+/)[0])).size).toBe(1);
+  });
+
+  it("runs a Node line that engines.node admits and that CI tests; engines admits exactly the tested lines", () => {
+    const major = imageNodeMajor();
+    const engines = pkg.engines?.node ?? "";
+    // the -slim tag of a line follows its newest release
+    expect(satisfies(`${major}.999.999`, engines), `node:${major} against engines.node "${engines}"`).toBe(true);
+    expect(ciNodeMajors).toContain(major);
+    // every line CI tests is admitted, and every line engines admits from its lower bound is tested
+    for (const tested of ciNodeMajors) expect(satisfies(`${tested}.999.999`, engines), `Node ${tested}`).toBe(true);
+    expect([...ciNodeMajors].sort((a, b) => a - b)).toEqual(lowestMajors(engines).sort((a, b) => a - b));
+    // the workspace packages claim the same lines
+    for (const { dir } of workspaces) {
+      const workspacePkg = JSON.parse(readFileSync(`${dir}/package.json`, "utf8")) as { engines?: { node?: string } };
+      expect(workspacePkg.engines?.node, dir).toBe(engines);
     }
   });
 
