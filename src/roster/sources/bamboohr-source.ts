@@ -5,6 +5,7 @@ import { z } from "zod";
 import { RosterPullError, RosterSourceAuthError } from "../../errors.js";
 import { bamboohrPreset } from "../presets/bamboohr.js";
 import { type HttpAnswer, type HttpPullOptions, httpRequest } from "./http-pull.js";
+import { jsonObject } from "./json-object.js";
 import type { PullStore } from "./pull-store.js";
 import type { PulledExport, RosterSource } from "./roster-source.js";
 import type { SourceConfig, SourceSecrets } from "./source-secrets.js";
@@ -65,7 +66,7 @@ const datasetFieldsPage = z.object({
 });
 
 const datasetDataPage = z.object({
-  data: z.array(z.record(z.string(), z.unknown())),
+  data: z.array(jsonObject),
   links: z.object({ next: z.string().nullish() }).passthrough().nullish(),
   meta: z
     .object({ page: z.coerce.number().optional(), totalPages: z.coerce.number().optional() })
@@ -76,7 +77,7 @@ const datasetDataPage = z.object({
 const customReport = z.object({
   title: z.string().nullish(),
   fields: z.array(z.object({ id: z.coerce.string() }).passthrough()),
-  employees: z.array(z.record(z.string(), z.unknown())),
+  employees: z.array(jsonObject),
 });
 
 /** Why the dataset could not serve the pull: the custom report is asked instead. */

@@ -2,6 +2,7 @@ import { open } from "node:fs/promises";
 import { z } from "zod";
 import { RosterPullError, RosterSourceAuthError } from "../../errors.js";
 import { type HttpPullOptions, httpGet } from "./http-pull.js";
+import { jsonObject } from "./json-object.js";
 import type { PullStore } from "./pull-store.js";
 import type { PulledExport, RosterSource } from "./roster-source.js";
 import type { SourceConfig, SourceSecrets } from "./source-secrets.js";
@@ -33,7 +34,7 @@ const FILE = "merge.json";
 const pageSchema = z.object({
   next: z.string().nullable().optional(),
   previous: z.string().nullable().optional(),
-  results: z.array(z.record(z.string(), z.unknown())).nullable(),
+  results: z.array(jsonObject).nullable(),
 });
 
 /**
