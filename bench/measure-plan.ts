@@ -2,19 +2,12 @@ import { readFile, rm } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { billingSchema } from "../src/api/spec-records.js";
 import { configSchema } from "../src/config/schema.js";
-import {
-  advanceMemory,
-  diffRoster,
-  EMPTY_MEMORY,
-  type RosterMemory,
-  type ServicePerson,
-} from "../src/roster/diff-roster.js";
-import { planReconcile } from "../src/roster/plan-reconcile.js";
+import type { RosterMemory, ServicePerson } from "../src/roster/diff-roster.js";
 import { readRoster, rosterReadOptions } from "../src/roster/read-roster.js";
 import { plannedCounts } from "../src/roster/report.js";
-import { seatBudget } from "../src/roster/seat-budget.js";
 import { parseStoredMemory, storedMemory } from "../src/roster/stored-roster-memory.js";
 import { openStateStore } from "../src/store/state-store.js";
+import { planFromRoster } from "./plan-steps.js";
 import { profileUrl, type RosterShape, serviceSlug } from "./roster-fixture.js";
 
 /** What one child process measured for read + diff + plan. */
@@ -99,24 +92,7 @@ async function main(): Promise<void> {
   const t0 = performance.now();
   const now = new Date();
   const roster = await readRoster(rosterReadOptions(rules, file, now));
-  // As reconcileOnce does: the reader's own indexes (byUrl, exclusions), no second copy of them.
-  const memory = advanceMemory(
-    EMPTY_MEMORY,
-    { fingerprint: roster.fingerprint, desired: roster, known: roster.exclusions },
-    current,
-    now,
-  );
-  const diff = diffRoster({
-    desired: roster,
-    exclusions: roster.exclusions,
-    brokenRows: roster.problems,
-    current,
-    memory,
-    rules,
-    now,
-  });
-  const budget = seatBudget({ billing, maxSeats: rules.maxSeats, maxMonthlyUsd: rules.maxMonthlyUsd, now });
-  const plan = planReconcile({ diff, budget, rules: { ...rules, allowMassArchive: true } });
+  const { memory, plan } = planFromRoster(roster, current, billing, rules, now);
   const wallMs = performance.now() - t0;
   const cpu = process.cpuUsage(cpu0);
   const peakRssMb = process.resourceUsage().maxRSS / 1024;

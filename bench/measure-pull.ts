@@ -1,13 +1,12 @@
 import { readFile, stat } from "node:fs/promises";
 import { billingSchema } from "../src/api/spec-records.js";
 import { configSchema } from "../src/config/schema.js";
-import { advanceMemory, diffRoster, EMPTY_MEMORY, type ServicePerson } from "../src/roster/diff-roster.js";
-import { planReconcile } from "../src/roster/plan-reconcile.js";
+import type { ServicePerson } from "../src/roster/diff-roster.js";
 import { readRoster, rosterReadOptions } from "../src/roster/read-roster.js";
 import { plannedCounts } from "../src/roster/report.js";
-import { seatBudget } from "../src/roster/seat-budget.js";
 import { rosterPuller } from "../src/roster/sources/roster-puller.js";
 import { childMain } from "./child-process.js";
+import { planFromRoster } from "./plan-steps.js";
 import { profileUrl, type RosterShape, serviceSlug } from "./roster-fixture.js";
 
 /** What the parent asks one measurement child for. */
@@ -96,23 +95,7 @@ async function measure(input: PullInput): Promise<PullMeasurement> {
     ...rosterReadOptions(rules, file, now),
     ...(pulled && pulled.format !== "auto" ? { format: pulled.format } : {}),
   });
-  const memory = advanceMemory(
-    EMPTY_MEMORY,
-    { fingerprint: roster.fingerprint, desired: roster, known: roster.exclusions },
-    current,
-    now,
-  );
-  const diff = diffRoster({
-    desired: roster,
-    exclusions: roster.exclusions,
-    brokenRows: roster.problems,
-    current,
-    memory,
-    rules,
-    now,
-  });
-  const budget = seatBudget({ billing, maxSeats: rules.maxSeats, maxMonthlyUsd: rules.maxMonthlyUsd, now });
-  const plan = planReconcile({ diff, budget, rules: { ...rules, allowMassArchive: true } });
+  const { plan } = planFromRoster(roster, current, billing, rules, now);
   const wallMs = performance.now() - t0;
   const cpu = process.cpuUsage(cpu0);
   const peakRssMb = process.resourceUsage().maxRSS / 1024;
