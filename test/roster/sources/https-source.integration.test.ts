@@ -307,11 +307,11 @@ describe("https source: failed and cut pulls", () => {
     const before = await goodPull();
     fake.setRows(workdayRows(40));
     fake.failTimes({ kind: "stall", phase: "headers" }, 4);
-    const silent = await failure(open({ timeoutSeconds: "150ms" }).pull());
+    const silent = await failure(open({ timeoutSeconds: "1s" }).pull());
     expect(silent.exitCode).toBe(1);
     expect(silent.message).toMatch(/did not answer \(UND_ERR_HEADERS_TIMEOUT.*\(4 tries\)/);
     fake.failTimes({ kind: "stall", phase: "body" }, 4);
-    const stopped = await failure(open({ timeoutSeconds: "150ms" }).pull());
+    const stopped = await failure(open({ timeoutSeconds: "1s" }).pull());
     expect(stopped.message).toMatch(/the answer was cut \(UND_ERR_BODY_TIMEOUT.*\(4 tries\)/);
     await expectUntouched(before);
   });
