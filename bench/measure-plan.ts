@@ -2,13 +2,13 @@ import { readFile, rm } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { billingSchema } from "../src/api/spec-records.js";
 import { configSchema } from "../src/config/schema.js";
-import type { RosterMemory, ServicePerson } from "../src/roster/diff-roster.js";
+import type { RosterMemory } from "../src/roster/diff-roster.js";
 import { readRoster, rosterReadOptions } from "../src/roster/read-roster.js";
 import { plannedCounts } from "../src/roster/report.js";
 import { parseStoredMemory, storedMemory } from "../src/roster/stored-roster-memory.js";
 import { openStateStore } from "../src/store/state-store.js";
-import { planFromRoster } from "./plan-steps.js";
-import { profileUrl, type RosterShape, serviceSlug } from "./roster-fixture.js";
+import { planFromRoster, servicePeople, settledRss } from "./plan-steps.js";
+import type { RosterShape } from "./roster-fixture.js";
 
 /** What one child process measured for read + diff + plan. */
 export interface PlanMeasurement {
@@ -75,19 +75,8 @@ async function main(): Promise<void> {
       ...(rosterJson ? (JSON.parse(rosterJson) as object) : {}),
     },
   }).roster;
-  // The service roster as reconcile would have listed it: an input, built before measuring. Its URLs
-  // are flat strings, as JSON.parse makes them from the list pages (template literals would make
-  // rope strings, which the first hash lookup would flatten inside the measurement).
-  const flat = (text: string) => Buffer.from(text).toString();
-  const current: ServicePerson[] = Array.from({ length: shape.size }, (_, i) => ({
-    id: 1_000_000 + i,
-    profileUrl: flat(profileUrl(serviceSlug(i))),
-    tracked: i >= shape.rehires,
-    archived: i < shape.rehires,
-  }));
-  const gc = (globalThis as { gc?: () => void }).gc;
-  gc?.();
-  const rssBefore = process.memoryUsage().rss;
+  const current = servicePeople(shape);
+  const rssBefore = settledRss();
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   const now = new Date();

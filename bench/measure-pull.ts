@@ -1,13 +1,12 @@
 import { readFile, stat } from "node:fs/promises";
 import { billingSchema } from "../src/api/spec-records.js";
 import { configSchema } from "../src/config/schema.js";
-import type { ServicePerson } from "../src/roster/diff-roster.js";
 import { readRoster, rosterReadOptions } from "../src/roster/read-roster.js";
 import { plannedCounts } from "../src/roster/report.js";
 import { rosterPuller } from "../src/roster/sources/roster-puller.js";
 import { childMain } from "./child-process.js";
-import { planFromRoster } from "./plan-steps.js";
-import { profileUrl, type RosterShape, serviceSlug } from "./roster-fixture.js";
+import { planFromRoster, servicePeople, settledRss } from "./plan-steps.js";
+import type { RosterShape } from "./roster-fixture.js";
 
 /** What the parent asks one measurement child for. */
 export interface PullInput {
@@ -69,18 +68,8 @@ async function measure(input: PullInput): Promise<PullMeasurement> {
   });
   const rules = config.roster;
   const pull = rosterPuller(config, process.env, undefined, undefined, { pullDir: input.pullDir });
-  // As measure-plan: the service roster as reconcile would have listed it, built before measuring,
-  // its URLs flat strings.
-  const flat = (text: string) => Buffer.from(text).toString();
-  const current: ServicePerson[] = Array.from({ length: shape.size }, (_, i) => ({
-    id: 1_000_000 + i,
-    profileUrl: flat(profileUrl(serviceSlug(i))),
-    tracked: i >= shape.rehires,
-    archived: i < shape.rehires,
-  }));
-  const gc = (globalThis as { gc?: () => void }).gc;
-  gc?.();
-  const rssBefore = process.memoryUsage().rss;
+  const current = servicePeople(shape);
+  const rssBefore = settledRss();
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   const now = new Date();

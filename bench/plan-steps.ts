@@ -11,6 +11,7 @@ import { planReconcile } from "../src/roster/plan-reconcile.js";
 import type { ReconcilePlan } from "../src/roster/plan-types.js";
 import type { RosterFile } from "../src/roster/read-roster.js";
 import { seatBudget } from "../src/roster/seat-budget.js";
+import { profileUrl, type RosterShape, serviceSlug } from "./roster-fixture.js";
 
 /**
  * What a reconcile run does after reading its export, as `reconcileOnce` does it: the memory over
@@ -41,4 +42,25 @@ export function planFromRoster(
   });
   const budget = seatBudget({ billing, maxSeats: rules.maxSeats, maxMonthlyUsd: rules.maxMonthlyUsd, now });
   return { memory, plan: planReconcile({ diff, budget, rules: { ...rules, allowMassArchive: true } }) };
+}
+
+/**
+ * The service roster as reconcile would have listed it: an input, built before measuring. Its URLs
+ * are flat strings, as JSON.parse makes them from the list pages (template literals would make
+ * rope strings, which the first hash lookup would flatten inside the measurement).
+ */
+export function servicePeople(shape: RosterShape): ServicePerson[] {
+  const flat = (text: string) => Buffer.from(text).toString();
+  return Array.from({ length: shape.size }, (_, i) => ({
+    id: 1_000_000 + i,
+    profileUrl: flat(profileUrl(serviceSlug(i))),
+    tracked: i >= shape.rehires,
+    archived: i < shape.rehires,
+  }));
+}
+
+/** A full garbage collection (with --expose-gc), then the process's RSS: where a measurement starts. */
+export function settledRss(): number {
+  (globalThis as { gc?: () => void }).gc?.();
+  return process.memoryUsage().rss;
 }
