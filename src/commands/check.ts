@@ -16,9 +16,9 @@ import {
   RosterFileError,
   RosterPullError,
 } from "../errors.js";
-import { problemPlace, ROW_ERROR_REASONS, type RowProblemReason } from "../roster/collect-roster-rows.js";
 import { type RosterFile, readRoster, rosterReadOptions } from "../roster/read-roster.js";
 import { sourceFacts } from "../roster/report-text.js";
+import { problemPlace, ROW_ERROR_REASONS, type RowProblemReason } from "../roster/roster-rows.js";
 import { rosterPuller } from "../roster/sources/roster-puller.js";
 import { checkInteractivity } from "./check-interactivity.js";
 import { CheckReport } from "./check-report.js";

@@ -4,99 +4,9 @@ import { parseHrisDate } from "./hris-date.js";
 import { PeopleByUrl, PositionIndex } from "./position-index.js";
 import type { RosterReadOptions } from "./read-options.js";
 import { normalizeHeader, type ResolvedColumns, ROSTER_FIELDS, type RosterField } from "./roster-columns.js";
+import type { Exclusion, RosterPerson, RosterRows, RowProblem, RowProblemReason } from "./roster-rows.js";
+import { type Cells, cell, formulaLabel, mayBeFormula, rawCell } from "./row-cells.js";
 import { type RowIdentity, rowIdentity } from "./row-identity.js";
-
-/**
- * One person of the HRIS file, with the canonical profile URL the roster is matched on. Only what
- * reconcile and the alerts' HRIS lookup use is kept: a 1,000,000-row file holds a million of these.
- * Status and location decide the scope while the row is read and are not kept; the title is kept (one
- * shared string per distinct value) for the HR data on alert cards.
- */
-export interface RosterPerson {
-  /** 1-based line (CSV, NDJSON) or record number (JSON array) where the row starts. */
-  readonly line: number;
-  /** Position in `people` (in-scope rows) or `excluded`: "file order" for priorities. */
-  readonly index: number;
-  readonly profileUrl: string;
-  readonly employeeId?: string;
-  readonly name?: string;
-  readonly email?: string;
-  readonly department?: string;
-  /** The HR job title: alert cards show it as HR data beside the profile's title. */
-  readonly title?: string;
-  readonly managerEmail?: string;
-  /**
-   * The status cell and termination date cell as written (an in-scope row: active, or a date to
-   * come); read only for the people named in `RosterReadOptions.keepStatusOf`.
-   */
-  readonly status?: string;
-  readonly terminationDate?: string;
-  /** Whether the service should track them: false for `roster.untrackedDepartments`. */
-  readonly tracked: boolean;
-}
-
-/** Why a valid row is not in scope: the HRIS says the person left, or a `roster.include` rule leaves them out. */
-export interface Exclusion {
-  readonly person: RosterPerson;
-  readonly reason: "terminated" | "out-of-scope";
-  /** What the row says, for a report: `status "Terminated"`, `terminated on "2026-10-31"`. */
-  readonly detail: string;
-}
-
-export const ROW_PROBLEM_REASONS = [
-  "missing-url",
-  "invalid-url",
-  "opaque-id-url",
-  "formula-cell",
-  "malformed-row",
-  "duplicate",
-  "duplicate-id",
-  "terminated",
-  "out-of-scope",
-] as const;
-export type RowProblemReason = (typeof ROW_PROBLEM_REASONS)[number];
-
-/** Reasons that need someone to fix the file (exit code 3); the others are expected exclusions. */
-export const ROW_ERROR_REASONS: ReadonlySet<RowProblemReason> = new Set([
-  "invalid-url",
-  "opaque-id-url",
-  "formula-cell",
-  "malformed-row",
-  "duplicate",
-  "duplicate-id",
-]);
-
-/** Carries the row's identity: a person whose row broke is matched by it, not archived (hold-broken-rows). */
-export interface RowProblem extends RowIdentity {
-  /** The line (CSV, NDJSON) or record number (JSON document). */
-  readonly line: number;
-  /** A JSON document's record: the line it starts on. */
-  readonly sourceLine?: number;
-  readonly reason: RowProblemReason;
-  readonly message: string;
-  /** The HRIS name on the row, when it has one: a report names whose row it is. */
-  readonly name?: string;
-}
-
-export interface RosterRows {
-  /** Rows in scope, one per person, in file order (`people[i].index === i`). */
-  readonly people: readonly RosterPerson[];
-  /** The same people by canonical profile URL: the one index reconcile looks them up in. */
-  readonly byUrl: ReadonlyMap<string, RosterPerson>;
-  /** Valid rows out of scope (terminated, filtered): known to the HRIS, not wanted on the roster. */
-  readonly excluded: readonly RosterPerson[];
-  /** Why each excluded profile URL is out of scope (the first row of a URL wins). */
-  readonly exclusions: ReadonlyMap<string, Exclusion>;
-  readonly problems: readonly RowProblem[];
-  readonly rowCount: number;
-}
-
-/** Where a row problem is, for a report: `line 12`, or `record 12 (line 140)` in a JSON document. */
-export function problemPlace(problem: Pick<RowProblem, "line" | "sourceLine">): string {
-  return problem.sourceLine === undefined
-    ? `line ${problem.line}`
-    : `record ${problem.line} (line ${problem.sourceLine})`;
-}
 
 const TERMINATED = /terminat|inactive|separat|resign|former|deceased|retired|dismiss|^left$|^ended$/i;
 // Any of these first in the URL cell means it is not a URL; spreadsheets run such cells (OWASP CSV injection).
@@ -106,44 +16,6 @@ const FIELD_FORMULA = /^(?:[=@]|[+-][^\s+-])/;
 
 // Past this many distinct values a column is not repetitive (a free-text title): stop sharing.
 const MAX_SHARED_VALUES = 20_000;
-
-/** A JSON value that is not text (an object or a list) where a cell was expected. */
-export interface NonText {
-  readonly nonText: "an object" | "a list";
-}
-type Cell = string | NonText | undefined;
-type Cells = readonly Cell[];
-
-/** The field's first column holding something: text that is not blank, or a JSON object or list. */
-function rawCell(cells: Cells, columns: ResolvedColumns, field: RosterField): Cell {
-  const indexes = columns[field];
-  if (indexes === undefined) return undefined;
-  for (const index of indexes) {
-    const value = cells[index];
-    if (value !== undefined && (typeof value !== "string" || value.trim() !== "")) return value;
-  }
-  return undefined;
-}
-
-function cell(cells: Cells, columns: ResolvedColumns, field: RosterField): string | undefined {
-  const value = rawCell(cells, columns, field);
-  if (typeof value !== "string") return undefined;
-  const trimmed = value.trim();
-  return trimmed === "" ? undefined : trimmed;
-}
-
-/** A cheap first look (one character) before the regular expression, for the 99.9 % of plain cells. */
-function mayBeFormula(value: string): boolean {
-  const first = value.charCodeAt(0);
-  // = @ + - and white space (a formula may hide behind leading blanks)
-  return first === 61 || first === 64 || first === 43 || first === 45 || first <= 32;
-}
-
-/** Names a formula without echoing it: `HYPERLINK`, or the character it starts with. */
-function formulaLabel(value: string): string {
-  const name = /^[=+\-@]\s*([A-Za-z_][A-Za-z0-9_.]{0,30})\s*\(/.exec(value)?.[1];
-  return name === undefined ? `starting with "${value[0] ?? ""}"` : `${name.toUpperCase()}(...)`;
-}
 
 function lowerSet(values: readonly string[]): ReadonlySet<string> {
   return new Set(values.map((v) => v.trim().toLowerCase()));

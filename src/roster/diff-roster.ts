@@ -1,7 +1,7 @@
-import type { Exclusion, RosterPerson, RowProblem } from "./collect-roster-rows.js";
 import { brokenRowMatcher, type HeldArchive } from "./hold-broken-rows.js";
 import { IdentityView, type RowSource, rowSource, UnionSet } from "./memory-views.js";
 import type { PlanStep, Who } from "./plan-types.js";
+import type { Exclusion, RosterPerson, RowProblem } from "./roster-rows.js";
 import type { IdentifiedRow, RowIdentity } from "./row-identity.js";
 
 /** A person on the service's roster, keyed by canonical profile URL. */

@@ -1,6 +1,6 @@
 import { quoteValue } from "./canonical-profile-url.js";
-import { ROW_ERROR_REASONS, type RowProblem, type RowProblemReason } from "./collect-roster-rows.js";
 import type { Finding, Who } from "./plan-types.js";
+import { ROW_ERROR_REASONS, type RowProblem, type RowProblemReason } from "./roster-rows.js";
 import type { RowIdentity } from "./row-identity.js";
 
 /**

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { z } from "zod";
 import type { StateStore, StoreScope } from "../store/state-store.js";
-import type { RosterPerson } from "./collect-roster-rows.js";
+import type { RosterPerson } from "./roster-rows.js";
 
 /**
  * People someone stopped tracking by hand (the Slack "Stop tracking" button): reconciliation keeps

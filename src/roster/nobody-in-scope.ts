@@ -1,4 +1,4 @@
-import type { RosterRows } from "./collect-roster-rows.js";
+import type { RosterRows } from "./roster-rows.js";
 
 /**
  * Why a file with rows leaves nobody in scope, or undefined. Such a file is refused as a whole:

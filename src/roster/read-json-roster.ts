@@ -1,7 +1,7 @@
 import type { Hash } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { RosterFileError } from "../errors.js";
-import { type NonText, RosterRowCollector, type RosterRows } from "./collect-roster-rows.js";
+import { RosterRowCollector } from "./collect-roster-rows.js";
 import {
   JsonRecordScanner,
   JsonScanError,
@@ -21,6 +21,8 @@ import { evaluatePath, parsePath, type Segment } from "./mapping/field-path.js";
 import { KeyCover, statusLikeKeys, unreadStatusHint } from "./mapping/status-guard.js";
 import type { RosterReadOptions } from "./read-options.js";
 import { noProfileColumn, normalizeHeader, type ResolvedColumns, ROSTER_FIELDS } from "./roster-columns.js";
+import type { RosterRows } from "./roster-rows.js";
+import type { NonText } from "./row-cells.js";
 
 /** Longest CSV record, NDJSON line or JSON record: an HRIS row is a few hundred bytes; more is a broken or hostile file. */
 export const MAX_RECORD_BYTES = 1024 * 1024;

@@ -4,7 +4,7 @@ import { open, stat } from "node:fs/promises";
 import { extname } from "node:path";
 import type { Config } from "../config/schema.js";
 import { RosterFileError } from "../errors.js";
-import { RosterRowCollector, type RosterRows } from "./collect-roster-rows.js";
+import { RosterRowCollector } from "./collect-roster-rows.js";
 import { CsvRecordReader, CsvSyntaxError, recordBreak } from "./csv-records.js";
 import { chooseMapping, type MappingChoice, presetTitle } from "./mapping/choose-mapping.js";
 import { KeyCover, looksLikeStatus, unreadStatusHint } from "./mapping/status-guard.js";
@@ -19,6 +19,7 @@ import {
 } from "./read-json-roster.js";
 import type { RosterReadOptions } from "./read-options.js";
 import { noProfileColumn, normalizeHeader, type ResolvedColumns, resolveColumns } from "./roster-columns.js";
+import type { RosterRows } from "./roster-rows.js";
 
 export { MAX_RECORD_BYTES } from "./read-json-roster.js";
 

@@ -1,10 +1,10 @@
 import type { Block as SlackBlock, SlackMessage } from "../slack/slack-message.js";
 import { escapeMrkdwn, singleLine } from "../slack/slack-text.js";
-import { problemPlace, ROW_ERROR_REASONS } from "./collect-roster-rows.js";
 import type { EndedHold, KeptPerson } from "./plan-types.js";
 import { describeHoldEnd, describeStop, describeWho } from "./plan-words.js";
 import { type ReconcileReport, ROUTINE_DEFERRALS } from "./report.js";
 import { deferredLine, failureLine, refusalLine, stepLine, stepSections } from "./report-text.js";
+import { problemPlace, ROW_ERROR_REASONS } from "./roster-rows.js";
 
 /** Longest list the ops post shows of one kind: the post is read on a phone; `--json` has them all. */
 export const SLACK_LIST_LIMIT = 10;

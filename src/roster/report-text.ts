@@ -1,8 +1,8 @@
 import type { Refusal, StepFailure } from "./apply-plan.js";
-import { problemPlace, ROW_ERROR_REASONS } from "./collect-roster-rows.js";
 import type { DeferredItem, StepKind } from "./plan-types.js";
 import { collapse, day, describeWho, endedHoldLine, keptLine } from "./plan-words.js";
 import type { ReconcileReport, ReportStep } from "./report.js";
+import { problemPlace, ROW_ERROR_REASONS } from "./roster-rows.js";
 
 /** Longest list a text report prints of one kind; `--json` has them all. */
 export const TEXT_LIST_LIMIT = 25;

@@ -1,7 +1,6 @@
 import type { Billing } from "../api/schemas.js";
 import { EXIT_OK, EXIT_PARTIAL, type ExitCode } from "../errors.js";
 import type { ApplyCounts, ApplyResult, Refusal, StepFailure } from "./apply-plan.js";
-import { ROW_ERROR_REASONS, type RowProblem, type RowProblemReason } from "./collect-roster-rows.js";
 import type {
   DeferredItem,
   EndedHold,
@@ -18,6 +17,7 @@ import type {
 } from "./plan-types.js";
 import { describeReason } from "./plan-words.js";
 import type { RosterFile } from "./read-roster.js";
+import { ROW_ERROR_REASONS, type RowProblem, type RowProblemReason } from "./roster-rows.js";
 import type { BillingState, DeferReason, SeatBudget } from "./seat-budget.js";
 
 /** One person of the plan as the report lists them: the change, who, and why in words. */

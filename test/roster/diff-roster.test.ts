@@ -1,6 +1,5 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { Exclusion } from "../../src/roster/collect-roster-rows.js";
 import {
   advanceMemory,
   type DesiredPerson,
@@ -11,6 +10,7 @@ import {
   type RosterMemory,
   type ServicePerson,
 } from "../../src/roster/diff-roster.js";
+import type { Exclusion } from "../../src/roster/roster-rows.js";
 
 const now = new Date("2026-11-23T10:00:00Z");
 const url = (n: number) => `https://www.linkedin.com/in/p-${n}`;

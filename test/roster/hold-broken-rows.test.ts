@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Billing } from "../../src/api/schemas.js";
 import { configSchema } from "../../src/config/schema.js";
-import type { RowProblem } from "../../src/roster/collect-roster-rows.js";
 import {
   advanceMemory,
   type DesiredPerson,
@@ -13,6 +12,7 @@ import {
 import { HELD_FINDINGS_LIMIT } from "../../src/roster/hold-broken-rows.js";
 import { type PlanRules, planReconcile } from "../../src/roster/plan-reconcile.js";
 import { readRoster, rosterReadOptions } from "../../src/roster/read-roster.js";
+import type { RowProblem } from "../../src/roster/roster-rows.js";
 import { seatBudget } from "../../src/roster/seat-budget.js";
 import { parseStoredMemory } from "../../src/roster/stored-roster-memory.js";
 import { rosterDir } from "../helpers/roster-files.js";

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ConfigInput, configSchema } from "../../src/config/schema.js";
 import { RosterFileError } from "../../src/errors.js";
-import { problemPlace } from "../../src/roster/collect-roster-rows.js";
 import { type RosterFile, readRoster, rosterReadOptions } from "../../src/roster/read-roster.js";
+import { problemPlace } from "../../src/roster/roster-rows.js";
 import { rosterDir } from "../helpers/roster-files.js";
 
 const now = new Date("2026-11-23T10:00:00Z");

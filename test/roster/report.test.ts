@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Billing } from "../../src/api/schemas.js";
 import type { ApplyResult } from "../../src/roster/apply-plan.js";
-import type { RosterPerson } from "../../src/roster/collect-roster-rows.js";
 import { diffRoster, EMPTY_MEMORY } from "../../src/roster/diff-roster.js";
 import { planReconcile, refusedPlan } from "../../src/roster/plan-reconcile.js";
 import type { ReconcilePlan } from "../../src/roster/plan-types.js";
@@ -16,6 +15,7 @@ import {
 } from "../../src/roster/report.js";
 import { renderReportSlack, SLACK_LIST_LIMIT, slackCodeText } from "../../src/roster/report-slack.js";
 import { renderReportText } from "../../src/roster/report-text.js";
+import type { RosterPerson } from "../../src/roster/roster-rows.js";
 import { DEFAULT_SEAT_USD, refusedBudget, seatBudget } from "../../src/roster/seat-budget.js";
 
 const url = (n: number) => `https://www.linkedin.com/in/p-${n}`;

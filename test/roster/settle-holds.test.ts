@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
 import type { Billing } from "../../src/api/schemas.js";
-import type { RosterPerson } from "../../src/roster/collect-roster-rows.js";
 import {
   type DesiredPerson,
   diffRoster,
@@ -10,6 +9,7 @@ import {
 } from "../../src/roster/diff-roster.js";
 import { type KeptUntracked, rowSignature } from "../../src/roster/kept-untracked.js";
 import { planReconcile } from "../../src/roster/plan-reconcile.js";
+import type { RosterPerson } from "../../src/roster/roster-rows.js";
 import { seatBudget } from "../../src/roster/seat-budget.js";
 import { holdsEndedByArchive, settleHolds } from "../../src/roster/settle-holds.js";
 import { archiveStep } from "./plan-builders.js";
