@@ -1,22 +1,15 @@
 import { createHash, type Hash } from "node:crypto";
-import { createReadStream } from "node:fs";
 import { open, stat } from "node:fs/promises";
 import { extname } from "node:path";
 import type { Config } from "../config/schema.js";
 import { RosterFileError } from "../errors.js";
 import { RosterRowCollector } from "./collect-roster-rows.js";
 import { CsvRecordReader, CsvSyntaxError, recordBreak } from "./csv-records.js";
+import { chunksOf, EXPORT_AGAIN } from "./file-chunks.js";
 import { chooseMapping, type MappingChoice, presetTitle } from "./mapping/choose-mapping.js";
 import { KeyCover, looksLikeStatus, unreadStatusHint } from "./mapping/status-guard.js";
 import { nobodyInScope } from "./nobody-in-scope.js";
-import {
-  CHUNK_BYTES,
-  EXPORT_AGAIN,
-  MAX_RECORD_BYTES,
-  megabytes,
-  readJsonRoster,
-  readNdjsonRoster,
-} from "./read-json-roster.js";
+import { MAX_RECORD_BYTES, megabytes, readJsonRoster, readNdjsonRoster } from "./read-json-roster.js";
 import type { RosterReadOptions } from "./read-options.js";
 import { noProfileColumn, normalizeHeader, type ResolvedColumns, resolveColumns } from "./roster-columns.js";
 import type { RosterRows } from "./roster-rows.js";
@@ -286,20 +279,9 @@ async function readCsv(options: RosterReadOptions, head: Buffer, hash: Hash): Pr
     if (count === 1 && headerCells > 1 && /[,;\t|]/.test(record[0] ?? "")) otherDelimiterRows += 1;
     collector.add(line, record);
   };
-  let offset = 0;
   let lastByte: number | undefined;
   try {
-    for await (const chunk of createReadStream(file, { highWaterMark: CHUNK_BYTES }) as AsyncIterable<Buffer>) {
-      hash.update(chunk);
-      // Past the head a NUL still means a corrupt or binary file, never text to read around.
-      const nul = chunk.indexOf(0);
-      if (nul >= 0) {
-        throw new RosterFileError(
-          file,
-          `has a NUL byte at byte ${offset + nul}: it is binary or corrupt; ${EXPORT_AGAIN}`,
-        );
-      }
-      offset += chunk.length;
+    for await (const chunk of chunksOf(file, hash)) {
       if (chunk.length > 0) lastByte = chunk[chunk.length - 1];
       reader.push(chunk, onRecord);
     }
