@@ -60,6 +60,22 @@ const COMMANDS: Readonly<Record<string, CommandEntry>> = {
       "  --json            one object per press: time, user, action, person, change, outcome",
     load: () => import("./commands/actions.js"),
   },
+  webhooks: {
+    summary: "register, list, enable, disable or delete the service's webhook endpoints",
+    usage:
+      "webhooks register|list|enable|disable|delete [flags] [--config PATH]\n" +
+      "  register --url URL [--description TEXT] [--no-employee-warnings] [--no-poaching-opportunities]\n" +
+      "           [--employee-sensitivity 1..5] [--poaching-sensitivity 1..5] [--json]\n" +
+      "                    registers the receiver's public HTTPS URL (default alerts.webhook.publicUrl) and\n" +
+      "                    prints its signing secret once, for RETENTION_WEBHOOK_SECRETS (needs a write key)\n" +
+      "  list [--json]     every endpoint: id, URL, enabled, lenses and sensitivities, delivery health\n" +
+      "  enable ID         resume deliveries (the service clears the failure counter)\n" +
+      "  disable ID        stop deliveries; the record and its delivery history are kept\n" +
+      "  delete ID --yes   remove the endpoint and its delivery history (cannot be undone)\n" +
+      "  Sensitivity: the lowest risk delivered, 1: 0.90, 2: 0.75, 3: 0.50 (default), 4: 0.35, 5: 0.20.\n" +
+      "  More: docs/webhooks.md",
+    load: () => import("./commands/webhooks.js"),
+  },
   emulator: {
     summary: "run the local emulator of API v1",
     usage:

@@ -299,6 +299,19 @@ export class SlackActionError extends RetentionSyncError {
   readonly exitCode = EXIT_RUNTIME;
 }
 
+/**
+ * A command's failure restated for the operator: what failed, in the terms of the command, and the
+ * fix. The original error is the cause; the exit code is the cause's unless the restatement knows
+ * better (an unknown id the operator typed is a usage error, not an outage).
+ */
+export class ExplainedError extends RetentionSyncError {
+  readonly exitCode: ExitCode;
+  constructor(message: string, options: { cause: unknown; exitCode?: ExitCode }) {
+    super(message, { cause: options.cause });
+    this.exitCode = options.exitCode ?? exitCodeOf(options.cause);
+  }
+}
+
 /** Exit code for anything thrown out of a command. */
 export function exitCodeOf(error: unknown): ExitCode {
   return error instanceof RetentionSyncError ? error.exitCode : EXIT_RUNTIME;

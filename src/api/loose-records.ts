@@ -60,6 +60,10 @@ export const competitorSchema = z.looseObject({}).transform((raw, ctx): Competit
 // 2.12 Webhook endpoint: id `whe_<id>`, the configurable fields, delivery health.
 export interface WebhookHealth {
   consecutiveFailures?: number;
+  /** Why the service disabled the endpoint, when it says (after failed deliveries, or by request). */
+  disabledReason?: string | null;
+  /** Since when deliveries have been failing in a row; null while they succeed. */
+  failingSince?: string | null;
   lastDeliveryAt?: string | null;
   lastStatus?: string | number | null;
   recentDeliveries?: unknown[];
@@ -87,6 +91,8 @@ function readHealth(raw: Loose): WebhookHealth | undefined {
   const lastStatus = health.lastStatus;
   return definedOnly({
     consecutiveFailures: readInteger(health.consecutiveFailures, health.failureCount),
+    disabledReason: health.disabledReason === null ? null : readString(health.disabledReason, raw.disabledReason),
+    failingSince: health.failingSince === null ? null : readString(health.failingSince),
     lastDeliveryAt: health.lastDeliveryAt === null ? null : readString(health.lastDeliveryAt),
     lastStatus:
       lastStatus === null || typeof lastStatus === "string" || typeof lastStatus === "number" ? lastStatus : undefined,

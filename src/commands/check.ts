@@ -23,6 +23,7 @@ import { rosterPuller } from "../roster/sources/roster-puller.js";
 import { checkInteractivity } from "./check-interactivity.js";
 import { CheckReport } from "./check-report.js";
 import { checkSlack } from "./check-slack.js";
+import { checkWebhookEndpoints } from "./check-webhooks.js";
 import { CONFIG_FLAG, type CommandIO, parseCommandFlags } from "./command-io.js";
 
 /** Whether the config asks for roster reconciliation (which needs a write key). */
@@ -30,7 +31,8 @@ export function rosterReconcileEnabled(config: Config): boolean {
   return config.roster.enabled && config.roster.file !== undefined;
 }
 
-async function checkApi(config: Config, client: RetentionClient, report: CheckReport): Promise<void> {
+/** Whether the key works (GET /me answered), so that the checks needing the service may follow. */
+async function checkApi(config: Config, client: RetentionClient, report: CheckReport): Promise<boolean> {
   const where = config.api.url ?? "the service";
   try {
     const me = await client.me();
@@ -47,6 +49,7 @@ async function checkApi(config: Config, client: RetentionClient, report: CheckRe
           "create a read+write key in the dashboard (Settings, Developers), or unset HRIS_ROSTER_FILE to run alerts only",
       );
     }
+    return true;
   } catch (error) {
     if (error instanceof AuthenticationError) {
       report.fail(
@@ -61,6 +64,7 @@ async function checkApi(config: Config, client: RetentionClient, report: CheckRe
       const detail = error instanceof Error ? error.message : String(error);
       report.fail("runtime", `Service at ${where} unreachable or failing: ${detail}`);
     }
+    return false;
   }
 }
 
@@ -196,7 +200,7 @@ export async function run(io: CommandIO): Promise<ExitCode> {
     } else {
       const api = await openRuntime(config, io, { client: true, clientOptions: { maxRetries: 1 } });
       try {
-        await checkApi(config, api.client, report);
+        if (await checkApi(config, api.client, report)) await checkWebhookEndpoints(config, api.client, report);
       } finally {
         await api.close();
       }

@@ -27,11 +27,27 @@ export function parseCommandFlags<const T extends FlagOptions>(command: string, 
   try {
     return parseArgs({ args: [...io.argv], options, allowPositionals: false, strict: true });
   } catch (error) {
-    const detail = error instanceof Error ? error.message : String(error);
-    throw new UsageError(`${command}: ${detail}. Run "retention-sync ${command} --help" for usage.`, {
-      cause: error,
-    });
+    throw flagError(command, error);
   }
+}
+
+/** As `parseCommandFlags`, for a subcommand (`webhooks enable ID`): `args` follow its name, positionals allowed. */
+export function parseSubcommandFlags<const T extends FlagOptions>(
+  command: string,
+  args: readonly string[],
+  options: T,
+) {
+  try {
+    return parseArgs({ args: [...args], options, allowPositionals: true, strict: true });
+  } catch (error) {
+    throw flagError(command, error);
+  }
+}
+
+function flagError(command: string, error: unknown): UsageError {
+  const detail = error instanceof Error ? error.message : String(error);
+  const help = command.split(" ")[0] ?? command;
+  return new UsageError(`${command}: ${detail}. Run "retention-sync ${help} --help" for usage.`, { cause: error });
 }
 
 /** Writes one line to a stream. */

@@ -35,6 +35,13 @@ function isKnownTimezone(zone: string): boolean {
 
 const riskLevel = z.enum(RISK_LEVELS);
 
+/** https, or plain http on 127.0.0.1 (the emulator's --allow-loopback-webhooks). Other shapes are z.url's to report. */
+function httpsOrEmulator(url: string): boolean {
+  if (!URL.canParse(url)) return true;
+  const { protocol, hostname } = new URL(url);
+  return protocol !== "http:" || hostname === "127.0.0.1";
+}
+
 /**
  * Statuses in scope by default: BambooHR's "Status" (Active) and "Employment Status" (Full-Time,
  * Part-Time), Workday's worker statuses (Active, On Leave) and worker type (Employee), and the
@@ -331,6 +338,17 @@ export const configSchema = z.strictObject({
           /** 0 picks a free port (tests). */
           port: z.number().int().min(0).max(65_535).default(9401),
           path: z.string().startsWith("/").default("/webhooks/retention"),
+          /**
+           * The public HTTPS URL the service delivers to (the proxy in front of the receiver): `check`
+           * looks for an endpoint registered at it, `webhooks register` uses it when --url is absent.
+           */
+          publicUrl: z
+            .url({
+              protocol: /^https?$/,
+              error: "expected the public HTTPS URL, e.g. https://hooks.example.com/webhooks/retention",
+            })
+            .refine(httpsOrEmulator, "must be an https:// URL (http:// only for 127.0.0.1, the local emulator)")
+            .optional(),
           /** RETENTION_WEBHOOK_SECRETS (comma-separated): several during a rotation. */
           secrets: z.array(z.string().min(1)).default([]),
           toleranceSeconds: z.number().int().min(1).default(300),

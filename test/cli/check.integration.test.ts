@@ -56,7 +56,8 @@ describe("retention-sync check", () => {
     );
     expect(result.stdout).toContain("All checks passed.");
     expect(result.code).toBe(0);
-    expect(service.authorizations).toEqual([`Bearer ${service.writeKey}`]);
+    // GET /me, then GET /webhooks (the endpoints compared with the receiver's config)
+    expect(service.authorizations).toEqual([`Bearer ${service.writeKey}`, `Bearer ${service.writeKey}`]);
     expect(slack.calls.map((c) => c.method)).toEqual(["auth.test", "conversations.list"]);
   });
 
@@ -212,6 +213,7 @@ describe("retention-sync check", () => {
   it("fails a webhook receiver with no signing secret, naming the variable and where the secret comes from", async () => {
     const file = join(dir, "webhook.yaml");
     writeFileSync(file, "alerts:\n  webhook:\n    enabled: true\n");
+    service.webhooks = [{ id: "whe_1", url: "https://hooks.example.com/webhooks/retention", enabled: true }];
     const result = await runCli(["check", "--config", file], env());
     expect(result.code).toBe(2);
     expect(failedLines(result.stdout)).toEqual([
@@ -226,6 +228,14 @@ describe("retention-sync check", () => {
     );
     expect(failedLines(withSecret.stdout)).toEqual([]);
     expect(withSecret.code).toBe(0);
+  });
+
+  it("a key refused on GET /webhooks (403) is said in a note, not a failure of the check", async () => {
+    service.refuseWebhooks = true;
+    const result = await runCli(["check"], env());
+    expect(failedLines(result.stdout)).toEqual([]);
+    expect(result.stdout).toMatch(/- webhook endpoints not compared with the receiver: .*\(403\)/);
+    expect(result.code).toBe(0);
   });
 
   it("a broken config gives every problem in one message, exit 2, nothing contacted", async () => {

@@ -29,14 +29,18 @@ export interface TinyService {
   readonly readKey: string;
   /** Every Authorization header received. */
   readonly authorizations: string[];
+  /** The endpoint records `GET /webhooks` answers (spec 4.6); none by default. */
+  webhooks: unknown[];
+  /** 403 INSUFFICIENT_SCOPE for `GET /webhooks` instead, as a key without read access there would get. */
+  refuseWebhooks: boolean;
   /** Answer every request with this status (e.g. 500) instead of serving. */
   failWith(status: number | null, body?: unknown): void;
   close(): Promise<void>;
 }
 
 /**
- * A small stand-in for the service's `GET /me` (spec 4.1), real HTTP on 127.0.0.1, until the
- * emulator can be used. 401 without a `code` for unknown keys, like spec 5.5.
+ * A small stand-in for the service's `GET /me` (spec 4.1) and `GET /webhooks` (4.6), real HTTP on
+ * 127.0.0.1, until the emulator can be used. 401 without a `code` for unknown keys, like spec 5.5.
  */
 export async function startTinyService(): Promise<TinyService> {
   const writeKey = "rk_test_write_key_0123456789";
@@ -66,16 +70,22 @@ export async function startTinyService(): Promise<TinyService> {
         someFutureField: true,
       });
     }
+    if (req.method === "GET" && req.url === "/api/v1/webhooks") {
+      if (handle.refuseWebhooks) return send(403, { error: "Not allowed for this key.", code: "INSUFFICIENT_SCOPE" });
+      return send(200, handle.webhooks);
+    }
     return send(404, { error: "Not found." });
   });
   server.listen(0, "127.0.0.1");
   await once(server, "listening");
   const { port } = server.address() as AddressInfo;
-  return {
+  const handle: TinyService = {
     baseUrl: `http://127.0.0.1:${port}/api/v1`,
     writeKey,
     readKey,
     authorizations,
+    webhooks: [],
+    refuseWebhooks: false,
     failWith(status, body = { error: "Internal error." }) {
       failure = status === null ? null : { status, body };
     },
@@ -84,4 +94,5 @@ export async function startTinyService(): Promise<TinyService> {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+  return handle;
 }

@@ -118,6 +118,18 @@ describe("loadConfig", () => {
     expect(error.message).not.toContain("hunter2-secret");
   });
 
+  it("takes alerts.webhook.publicUrl as https, or http on 127.0.0.1 only (the emulator)", () => {
+    const at = (url: string) => yamlFile(`alerts:\n  webhook:\n    publicUrl: ${url}\n`);
+    const good = "https://hooks.example.com/webhooks/retention";
+    expect(loadConfig({ file: at(good), env: {} }).alerts.webhook.publicUrl).toBe(good);
+    expect(loadConfig({ file: at("http://127.0.0.1:9401/x"), env: {} }).alerts.webhook.publicUrl).toBeDefined();
+    for (const bad of ["http://hooks.example.com/x", "ftp://hooks.example.com/x", "hooks.example.com"]) {
+      const error = configError(() => loadConfig({ file: at(bad), env: {} }));
+      expect(error.issues, bad).toHaveLength(1);
+      expect(error.issues[0]?.path, bad).toMatch(/^alerts\.webhook\.publicUrl /);
+    }
+  });
+
   it("ignores empty environment variables", () => {
     const config = loadConfig({ env: { LOG_LEVEL: "", OPS_PORT: "  " } });
     expect(config.log.level).toBe("info");

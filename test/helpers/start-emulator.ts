@@ -133,6 +133,11 @@ export class EmulatorControl {
     return this.call("POST", "employees", input);
   }
 
+  /** The dashboard's send-test button: one signed `ping` to the endpoint, attempted before the answer. */
+  pingWebhook(id: string): Promise<{ health: Record<string, unknown> | null }> {
+    return this.call("POST", `webhooks/${encodeURIComponent(id)}/ping`);
+  }
+
   /** Registers the signing secret of every webhook endpoint with the log audit. */
   async harvestWebhookSecrets(): Promise<void> {
     const { webhooks } = await this.state(true);
