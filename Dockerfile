@@ -49,7 +49,8 @@ RUN mkdir -p /var/lib/retention-sync && chown node:node /var/lib/retention-sync 
 USER node
 VOLUME /var/lib/retention-sync
 EXPOSE 9400
-# /livez only says the process is alive; readiness (/readyz) is for orchestrators.
+# /livez only says the process is alive; readiness (/readyz) is for orchestrators. The port follows
+# OPS_PORT, as the daemon does (`docker run -e OPS_PORT=9500` moves both).
 HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
-  CMD ["node", "-e", "fetch('http://127.0.0.1:9400/livez').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.OPS_PORT || 9400) + '/livez').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 CMD ["node", "dist/cli.js", "run"]

@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join, posix } from "node:path";
 import { describe, expect, it } from "vitest";
 import { configSchema } from "../../src/config/schema.js";
+import { runProbe, scriptOf } from "../deploy/support/probe-script.js";
 
 /** What can be checked about the image without a Docker engine. */
 
@@ -176,11 +177,20 @@ describe("Dockerfile", () => {
     expect(inFinal("COPY").some((c) => c.args.startsWith("--from=build") && c.args.includes(outDir))).toBe(true);
   });
 
-  it("exposes and health-checks the default ops port on /livez", () => {
+  it("exposes the default ops port and health-checks /livez on OPS_PORT (default 9400)", async () => {
     expect(inFinal("EXPOSE").map((e) => e.args)).toEqual([String(defaultPort)]);
+    expect(inFinal("ENV").some((e) => new RegExp(`\\bOPS_PORT=${defaultPort}\\b`).test(e.args))).toBe(true);
     const [healthcheck] = inFinal("HEALTHCHECK");
-    expect(healthcheck?.args).toContain(`http://127.0.0.1:${defaultPort}/livez`);
     expect(healthcheck?.args).not.toMatch(/\bcurl\b|\bwget\b/);
+    const command: unknown = JSON.parse(/\bCMD\s+(\[.*\])\s*$/.exec(healthcheck?.args ?? "")?.[1] ?? "null");
+    const script = scriptOf(Array.isArray(command) ? command : []);
+    expect(await runProbe(script, {}, "ok")).toEqual({ url: `http://127.0.0.1:${defaultPort}/livez`, exitCode: 0 });
+    expect(await runProbe(script, { OPS_PORT: "9500" }, "ok")).toEqual({
+      url: "http://127.0.0.1:9500/livez",
+      exitCode: 0,
+    });
+    expect((await runProbe(script, {}, "not-ok")).exitCode).toBe(1);
+    expect((await runProbe(script, {}, "unreachable")).exitCode).toBe(1);
   });
 
   it("runs as a non-root user with the state on a declared volume", () => {
