@@ -155,7 +155,7 @@ export function createMetrics(options: { now?: () => number } = {}) {
     }),
     reconcileRuns: new Counter({
       name: "retention_sync_reconcile_runs_total",
-      help: "Reconciliation runs, by outcome",
+      help: "Reconciliation runs, by outcome: ok, partial (needs attention), interrupted (stopped at shutdown), failed (threw before a report)",
       labelNames: ["outcome"] as const,
       registers: [registry],
     }),

@@ -85,12 +85,15 @@ export function observeWebhookSecretMissing(metrics: Metrics, health: HealthMoni
 }
 
 /**
- * A reconcile that failed on its configuration (a read-only key, an unusable roster file): a note
- * for the operator. /readyz answers anyone who can reach the ops port, so a roster file's note
+ * A reconcile that threw instead of reporting: counted as `failed`, and when it failed on its
+ * configuration (a read-only key, an unusable roster file) a note for the operator. /readyz answers anyone who can reach the ops port, so a roster file's note
  * names the file and the kind of problem only, never a line of it (the file may be an env file
  * full of keys); the details are in the logs and in `retention-sync check`.
  */
 export function observeReconcileFailure(metrics: Metrics, health: HealthMonitor, error: unknown): void {
+  // Counted whatever the cause, so that a reconcile that never gets to a report (the service
+  // unreachable, the export unreadable) shows in the runs by outcome, where alerting rules look.
+  metrics.reconcileRuns.inc({ outcome: "failed" });
   if (error instanceof RosterFileError) {
     const note = `reconcile: the roster file ${error.file} cannot be used (${error.problem}); the daemon's log and retention-sync check say why`;
     setNeedsOperator(metrics, health, "reconcile_config", note);

@@ -190,6 +190,7 @@ describe("needs-operator notes", () => {
       new ConfigError("API key", [{ path: "api.key", message: "the key is read-only (scopes: read)" }]),
     );
     expect(await metrics.registry.metrics()).toContain('retention_sync_needs_operator{reason="read_only_key"} 1');
+    expect(await metrics.registry.metrics()).toContain('retention_sync_reconcile_runs_total{outcome="failed"} 1');
     const routine = { ...report, guard: undefined, findings: [] } as unknown as ReconcileReport;
     observeReconcile(metrics, routine, health);
     const after = await metrics.registry.metrics();
