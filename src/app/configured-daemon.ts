@@ -26,8 +26,10 @@ import { canWrite, READ_ONLY_FIX } from "../roster/key-scopes.js";
 import { postReconcileReport } from "../roster/post-report.js";
 import { hasInterruptedReconcile } from "../roster/reconcile-journal.js";
 import { reconcileOnce } from "../roster/reconcile-once.js";
+import type { ReconcileReport } from "../roster/report.js";
 import { rosterOrigin, rosterPuller } from "../roster/sources/roster-puller.js";
 import { createShutdownController } from "../timers.js";
+import { oneAtATime, reconcileApprovals } from "./reconcile-approvals.js";
 import { openRuntime } from "./runtime.js";
 
 export interface ConfiguredDaemon {
@@ -148,22 +150,30 @@ export async function startConfiguredDaemon(
     }
     // When the last run read a complete export (from the daemon's start until the first run).
     let lastCompletePull = Date.now();
+    // A scheduled run and the apply of a plan approved in Slack never overlap (one memory, one journal).
+    const exclusive = oneAtATime();
+    // A run held for a person keeps the plan they may approve, when its post can carry the buttons.
+    const holdForApproval = slack && interactive.mode !== "off" && config.slack.opsChannel !== undefined;
+    const reconcileDeps = {
+      config,
+      client: runtime.bulkClient,
+      store,
+      logger: reconcileLogger,
+      ...(pullExport ? { pullExport } : {}),
+    };
+    const postReport = async (report: ReconcileReport) => {
+      if (slack && config.slack.opsChannel) {
+        await postReconcileReport(delivery, config.slack.opsChannel, report, reconcileLogger);
+      }
+    };
     const reconcile: DaemonDeps["reconcile"] = rosterFrom
       ? {
           schedule: config.roster.schedule,
           timezone: config.roster.timezone,
           runOnStart,
           async run(signal) {
-            const report = await reconcileOnce(
-              {
-                config,
-                client: runtime.bulkClient,
-                store,
-                logger: reconcileLogger,
-                ...(pullExport ? { pullExport } : {}),
-              },
-              { ...(rosterFile ? { file: rosterFile } : {}), signal },
-            ).catch((error: unknown) => {
+            const options = { ...(rosterFile ? { file: rosterFile } : {}), signal, holdForApproval };
+            const report = await exclusive(() => reconcileOnce(reconcileDeps, options)).catch((error: unknown) => {
               observeReconcileFailure(metrics, health, error);
               if (error instanceof RosterPullError && !(error instanceof RosterSourceAuthError)) {
                 observePullFailure(metrics, health, error, lastCompletePull, config.roster.staleAfter, Date.now());
@@ -173,9 +183,7 @@ export async function startConfiguredDaemon(
             lastCompletePull = Date.now();
             // reconcileOnce logs the report itself; the daemon only counts it and posts it.
             observeReconcile(metrics, report, health);
-            if (slack && config.slack.opsChannel) {
-              await postReconcileReport(delivery, config.slack.opsChannel, report, reconcileLogger);
-            }
+            await postReport(report);
           },
         }
       : undefined;
@@ -211,6 +219,17 @@ export async function startConfiguredDaemon(
             beforeApply: seams.beforeApplyPress,
             postsSettled: () => delivery?.sender?.postsSettled() ?? Promise.resolve(),
             leading: () => fence.epoch !== undefined || !replicas,
+            approvals: rosterFrom
+              ? reconcileApprovals({
+                  deps: reconcileDeps,
+                  file: rosterFile,
+                  signal: shutdown.signal,
+                  exclusive,
+                  post: postReport,
+                  onReport: (report) => observeReconcile(metrics, report, health),
+                  logger: reconcileLogger,
+                })
+              : undefined,
           })
         : undefined;
     if (interactive.mode !== "off" && !slack) {

@@ -119,6 +119,8 @@ export const interactivitySchema = z
     acknowledge: accessRuleSchema,
     /** Who may Snooze and Unsnooze; anyone in the channel while both lists are empty. */
     snooze: accessRuleSchema,
+    /** Who may Approve a reconcile plan held for a person (ops post). Nobody until set. */
+    approveReconcile: accessRuleSchema,
   })
   .prefault({});
 

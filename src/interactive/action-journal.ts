@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { StateStore, StoreScope } from "../store/state-store.js";
 import type { Press } from "./interaction-payload.js";
+import { PLAN_PRESS_KINDS, type PlanPress } from "./plan-press.js";
 
 /**
  * Every press, journaled (namespace `interactive.journal`, key = the press id): written once
@@ -13,9 +14,12 @@ export const JOURNAL_RETENTION_MS = 90 * 86_400_000;
 export const OUTCOMES = ["pending", "applied", "refused", "failed"] as const;
 export type ActionOutcome = (typeof OUTCOMES)[number];
 
-export interface JournalEntry {
+/** What the journal holds: a press on a person's alert, or Approve of a held reconcile plan. */
+export type JournaledPress = Press | PlanPress;
+
+export interface JournalEntry<P extends JournaledPress = Press> {
   readonly id: string;
-  readonly press: Press;
+  readonly press: P;
   readonly outcome: ActionOutcome;
   /** When the press was journaled (ISO). */
   readonly journaledAt: string;
@@ -24,40 +28,50 @@ export interface JournalEntry {
   readonly detail?: string | undefined;
 }
 
+const pressFields = { userId: z.string(), channel: z.string(), messageTs: z.string(), actionTs: z.string() };
 const entrySchema = z.object({
   id: z.string(),
-  press: z.looseObject({
-    kind: z.enum(["ack", "snooze", "unsnooze", "untrack"]),
-    userId: z.string(),
-    channel: z.string(),
-    messageTs: z.string(),
-    actionTs: z.string(),
-    target: z.looseObject({ personRef: z.string(), changeKey: z.string() }),
-  }),
+  press: z.union([
+    z.looseObject({
+      kind: z.enum(["ack", "snooze", "unsnooze", "untrack"]),
+      ...pressFields,
+      target: z.looseObject({ personRef: z.string(), changeKey: z.string() }),
+    }),
+    z.looseObject({ kind: z.enum(["review-plan", "approve-plan"]), ...pressFields, planId: z.string() }),
+  ]),
   outcome: z.enum(OUTCOMES),
   journaledAt: z.string(),
   appliedAt: z.string().optional(),
   detail: z.string().optional(),
 });
 
-function parseEntry(value: unknown): JournalEntry | undefined {
+function parseEntry(value: unknown): JournalEntry<JournaledPress> | undefined {
   // The press was validated when it came in; the check here only guards against another release's format.
-  return entrySchema.safeParse(value).success ? (value as JournalEntry) : undefined;
+  return entrySchema.safeParse(value).success ? (value as JournalEntry<JournaledPress>) : undefined;
+}
+
+/** A press on a person's alert (not a plan's Review or Approve). */
+export function isPersonEntry(entry: JournalEntry<JournaledPress>): entry is JournalEntry<Press> {
+  return !PLAN_PRESS_KINDS.has(entry.press.kind);
+}
+
+export function isPlanEntry(entry: JournalEntry<JournaledPress>): entry is JournalEntry<PlanPress> {
+  return PLAN_PRESS_KINDS.has(entry.press.kind);
 }
 
 export class ActionJournal {
   constructor(private readonly store: StateStore) {}
 
-  async get(id: string): Promise<JournalEntry | undefined> {
+  async get(id: string): Promise<JournalEntry<JournaledPress> | undefined> {
     return parseEntry(await this.store.namespace(JOURNAL_NAMESPACE).get<unknown>(id));
   }
 
-  put(entry: JournalEntry, scope: StoreScope = this.store): Promise<void> {
+  put(entry: JournalEntry<JournaledPress>, scope: StoreScope = this.store): Promise<void> {
     return scope.namespace(JOURNAL_NAMESPACE).set(entry.id, entry, JOURNAL_RETENTION_MS);
   }
 
   /** Every entry, oldest first. */
-  async all(): Promise<JournalEntry[]> {
+  async all(): Promise<Array<JournalEntry<JournaledPress>>> {
     const entries = await this.store.namespace(JOURNAL_NAMESPACE).entries<unknown>();
     return entries
       .flatMap(([, value]) => {
@@ -67,7 +81,13 @@ export class ActionJournal {
       .sort((a, b) => a.journaledAt.localeCompare(b.journaledAt));
   }
 
+  /** Presses on people journaled but not applied (a crash): `recover` applies them. */
   async pending(): Promise<JournalEntry[]> {
-    return (await this.all()).filter((entry) => entry.outcome === "pending");
+    return (await this.all()).filter(isPersonEntry).filter((entry) => entry.outcome === "pending");
+  }
+
+  /** Approvals of plans journaled but not settled (a crash): the claim decides whether one still applies. */
+  async pendingApprovals(): Promise<Array<JournalEntry<PlanPress>>> {
+    return (await this.all()).filter(isPlanEntry).filter((entry) => entry.outcome === "pending");
   }
 }

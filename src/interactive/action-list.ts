@@ -1,4 +1,4 @@
-import type { JournalEntry } from "./action-journal.js";
+import { isPlanEntry, type JournalEntry, type JournaledPress } from "./action-journal.js";
 
 /** One journaled press as `retention-sync actions` shows it. */
 export interface ActionRow {
@@ -11,11 +11,26 @@ export interface ActionRow {
   readonly detail?: string | undefined;
 }
 
-export function actionRows(entries: readonly JournalEntry[], sinceMs: number): ActionRow[] {
+/** An Approve of a held reconcile plan: the plan in the person column, no change. */
+function planRow(entry: JournalEntry<JournaledPress>, planId: string): ActionRow {
+  const { press } = entry;
+  return {
+    at: entry.journaledAt,
+    user: press.userName ? `${press.userName} (${press.userId})` : press.userId,
+    action: "approve reconcile",
+    person: `plan ${planId}`,
+    change: "-",
+    outcome: entry.outcome,
+    ...(entry.detail ? { detail: entry.detail } : {}),
+  };
+}
+
+export function actionRows(entries: ReadonlyArray<JournalEntry<JournaledPress>>, sinceMs: number): ActionRow[] {
   return entries
     .filter((entry) => Date.parse(entry.journaledAt) >= sinceMs)
     .map((entry) => {
-      const { press } = entry;
+      if (isPlanEntry(entry)) return planRow(entry, entry.press.planId);
+      const { press } = entry as JournalEntry;
       const person = press.target.name ? `${press.target.name} (${press.target.personRef})` : press.target.personRef;
       return {
         at: entry.journaledAt,

@@ -14,6 +14,8 @@ export interface AccessPolicy {
   readonly acknowledge: AccessRule;
   readonly snooze: AccessRule;
   readonly stopTracking: AccessRule;
+  /** Approve of a reconcile plan held for a person (nobody until set). */
+  readonly approveReconcile: AccessRule;
 }
 
 export type Authorization = { readonly allowed: true } | { readonly allowed: false; readonly message: string };
@@ -47,13 +49,22 @@ export function authorize(
   policy: AccessPolicy,
   members: ReadonlyMap<string, readonly string[]>,
 ): Authorization {
-  const rule = policy[RULE_OF[kind]];
+  return authorizeRule(policy[RULE_OF[kind]], WHAT[kind], userId, members);
+}
+
+/** Whether `userId` may do what `rule` guards (`what`: "approve reconcile plans"), as `authorize`. Pure. */
+export function authorizeRule(
+  rule: AccessRule,
+  what: string,
+  userId: string,
+  members: ReadonlyMap<string, readonly string[]>,
+): Authorization {
   const unset = rule.allowedUsers.length === 0 && rule.allowedUsergroups.length === 0;
   if (unset && rule.openWhenUnset) return { allowed: true };
   if (rule.allowedUsers.includes(userId)) return { allowed: true };
   if (rule.allowedUsergroups.some((group) => members.get(group)?.includes(userId) === true)) return { allowed: true };
   const fix = unset
-    ? `nobody may ${WHAT[kind]} until an admin sets \`${rule.configKey}.allowedUsers\` or \`${rule.configKey}.allowedUsergroups\` in the retention-sync config`
-    : `only the users and user groups in \`${rule.configKey}\` may ${WHAT[kind]}; ask an admin to add you`;
+    ? `nobody may ${what} until an admin sets \`${rule.configKey}.allowedUsers\` or \`${rule.configKey}.allowedUsergroups\` in the retention-sync config`
+    : `only the users and user groups in \`${rule.configKey}\` may ${what}; ask an admin to add you`;
   return { allowed: false, message: `Sorry <@${userId}>, ${fix}. Nothing was changed.` };
 }

@@ -16,7 +16,7 @@ const actionSchema = z.object({
   action_ts: z.string().min(1).max(64),
 });
 
-const payloadSchema = z.object({
+export const payloadSchema = z.object({
   type: z.literal("block_actions"),
   user: z.object({
     id: z.string().regex(/^[UW][A-Z0-9]{1,30}$/),

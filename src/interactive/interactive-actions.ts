@@ -6,12 +6,13 @@ import { canonicalProfileUrl } from "../roster/canonical-profile-url.js";
 import { keepUntracked } from "../roster/kept-untracked.js";
 import type { StateStore, StoreScope } from "../store/state-store.js";
 import { untrackConfirmBlocks } from "./action-blocks.js";
-import type { ActionJournal, JournalEntry } from "./action-journal.js";
+import { type ActionJournal, isPersonEntry, type JournalEntry } from "./action-journal.js";
 import { type AccessPolicy, authorize, groupsFor } from "./authorize.js";
 import { type Press, parseInteraction } from "./interaction-payload.js";
 import type { InteractiveSlack } from "./interactive-slack.js";
 import { type AppliedAction, updatedMessage } from "./message-update.js";
 import { PersonMarks } from "./person-marks.js";
+import { type PlanPress, parsePlanPress } from "./plan-press.js";
 import { PostedMessages } from "./posted-people.js";
 import type { UsergroupCache } from "./usergroup-cache.js";
 
@@ -32,12 +33,14 @@ export interface InteractiveActionsDeps {
   readonly onOutcome?: ((kind: string, outcome: PressOutcome) => void) | undefined;
   /** Resolves once every post handed to Slack has its record written (`OutboxSender.postsSettled`); none: nothing to wait for. */
   readonly postsSettled?: (() => Promise<void>) | undefined;
+  /** Review and Approve of a reconcile plan held for a person (`PlanApprovals`); absent: such presses are ignored. */
+  readonly plans?: { receive(press: PlanPress, ack: () => Promise<void>): Promise<PressOutcome> } | undefined;
   /** Test seam: runs after the press is journaled and acked, before anything is applied (the crash window). */
   readonly beforeApply?: ((entry: JournalEntry) => Promise<void> | void) | undefined;
 }
 
 /** Slack's action time (seconds with a fraction) as ISO; the journal time when it is not one. */
-function pressTime(press: Press, fallbackMs: number): string {
+export function pressTime(press: Pick<Press, "actionTs">, fallbackMs: number): string {
   const seconds = Number(press.actionTs);
   return new Date(Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : fallbackMs).toISOString();
 }
@@ -69,6 +72,14 @@ export class InteractiveActions {
   /** One interactive envelope's payload; `ack` answers Slack (called once, as early as it is safe). */
   async receive(body: unknown, ack: () => Promise<void>): Promise<PressOutcome> {
     const { logger } = this.deps;
+    const planPress = parsePlanPress(body);
+    if (planPress) {
+      if (this.deps.plans) return this.deps.plans.receive(planPress, ack);
+      await ack();
+      logger.warn({ action: planPress.kind, user: planPress.userId }, "press ignored: reconcile approvals are off");
+      this.deps.onOutcome?.(planPress.kind, "ignored");
+      return "ignored";
+    }
     const parsed = parseInteraction(body);
     if (!parsed.ok) {
       await ack();
@@ -111,7 +122,7 @@ export class InteractiveActions {
         "duplicate press (Slack resent it): not applied again",
       );
       this.deps.onOutcome?.(press.kind, "duplicate");
-      if (known.outcome === "pending" && !this.inflight.has(known.id)) return this.apply(known);
+      if (known.outcome === "pending" && isPersonEntry(known) && !this.inflight.has(known.id)) return this.apply(known);
       return "duplicate";
     }
     const members = await this.deps.usergroups.members(groupsFor(press.kind, this.deps.policy));

@@ -50,7 +50,7 @@ export function interactivitySettings(config: Pick<Config, "slack">): Interactiv
       { path: `${KEY}.signingSecret`, message: "http needs SLACK_SIGNING_SECRET (the app's signing secret)" },
     ]);
   }
-  const rule = (name: "acknowledge" | "snooze" | "stopTracking", openWhenUnset: boolean) => ({
+  const rule = (name: "acknowledge" | "snooze" | "stopTracking" | "approveReconcile", openWhenUnset: boolean) => ({
     allowedUsers: interactivity[name].allowedUsers,
     allowedUsergroups: interactivity[name].allowedUsergroups,
     openWhenUnset,
@@ -65,6 +65,7 @@ export function interactivitySettings(config: Pick<Config, "slack">): Interactiv
       acknowledge: rule("acknowledge", true),
       snooze: rule("snooze", true),
       stopTracking: rule("stopTracking", false),
+      approveReconcile: rule("approveReconcile", false),
     },
   };
 }

@@ -6,6 +6,7 @@ import { slackInteractivityHandler } from "./http-endpoint.js";
 import { InteractiveActions, type InteractiveActionsDeps } from "./interactive-actions.js";
 import type { InteractivitySettings } from "./interactive-settings.js";
 import { webClientInteractiveSlack } from "./interactive-slack.js";
+import { PlanApprovals, type ReconcileApprovals } from "./plan-approvals.js";
 import { type SocketState, type SocketTransport, socketModeTransport } from "./socket-transport.js";
 import { UsergroupCache } from "./usergroup-cache.js";
 
@@ -22,6 +23,8 @@ export interface InteractivityWiring {
   readonly beforeApply?: InteractiveActionsDeps["beforeApply"];
   /** Delivery's posts between Slack's answer and the commit that records them (`OutboxSender.postsSettled`). */
   readonly postsSettled?: InteractiveActionsDeps["postsSettled"];
+  /** Review and Approve of reconcile plans held for a person; absent (reconcile off): their presses are ignored. */
+  readonly approvals?: ReconcileApprovals | undefined;
   /** HTTP mode: whether this replica leads (only the leader applies presses). */
   readonly leading?: (() => boolean) | undefined;
 }
@@ -42,13 +45,29 @@ export interface Interactivity {
 export function createInteractivity(wiring: InteractivityWiring): Interactivity {
   const logger = wiring.logger.child({ component: "slack-actions" });
   const slack = webClientInteractiveSlack(wiring.slack);
+  const journal = new ActionJournal(wiring.store);
+  const usergroups = new UsergroupCache((group) => slack.usergroupMembers(group), logger);
+  const plans = wiring.approvals
+    ? new PlanApprovals({
+        store: wiring.store,
+        journal,
+        slack,
+        approvals: wiring.approvals,
+        rule: wiring.settings.policy.approveReconcile,
+        usergroups,
+        logger,
+        onOutcome: wiring.onOutcome,
+        postsSettled: wiring.postsSettled,
+      })
+    : undefined;
   const actions = new InteractiveActions({
     store: wiring.store,
-    journal: new ActionJournal(wiring.store),
+    journal,
     slack,
     client: wiring.client,
     policy: wiring.settings.policy,
-    usergroups: new UsergroupCache((group) => slack.usergroupMembers(group), logger),
+    usergroups,
+    plans,
     logger,
     onOutcome: wiring.onOutcome,
     beforeApply: wiring.beforeApply,
@@ -90,12 +109,19 @@ export function createInteractivity(wiring: InteractivityWiring): Interactivity 
           return 0;
         });
         if (recovered > 0) logger.info({ recovered }, "presses journaled before a restart were applied");
+        // Approvals the last term journaled but did not settle: each plan's claim decides (applied at most once).
+        const approvals = await (plans?.recover() ?? Promise.resolve(0)).catch((error: unknown) => {
+          logger.error({ err: error }, "approvals journaled before a restart could not be settled; they stay pending");
+          return 0;
+        });
+        if (approvals > 0) logger.info({ approvals }, "plan approvals journaled before a restart were settled");
         await transport?.start();
       },
       async stop() {
         // No new press after this; the ones being applied finish under this term (their writes are fenced).
         await transport?.stop();
         await actions.idle();
+        await plans?.idle();
       },
     },
   };

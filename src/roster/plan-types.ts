@@ -90,9 +90,18 @@ export interface GuardLift {
 
 /**
  * Who lifted the mass-archive guard: the operator's `--allow-mass-archive` on this command line,
- * or the standing `roster.approveMassArchive`. Never a plan file: approval is given when applying.
+ * the standing `roster.approveMassArchive`, or a person's Approve in Slack of a held plan. Never a
+ * plan file: approval is given when applying.
  */
-export type GuardApproval = "flag" | "config";
+export type GuardApproval = "flag" | "config" | "slack";
+
+/** A held plan approved in Slack: which plan, by whom (a Slack user id, and the name Slack gave), when (ISO). */
+export interface SlackApproval {
+  readonly planId: string;
+  readonly userId: string;
+  readonly userName?: string | undefined;
+  readonly at: string;
+}
 
 /**
  * A person stopped by hand in Slack (the `roster.keptUntracked` hold) whom the HRIS row would have

@@ -1,5 +1,6 @@
 import type { DeliveryService } from "../delivery/delivery-service.js";
 import type { Logger } from "../logger.js";
+import { postedPlanRecord } from "../slack/plan-buttons.js";
 import type { ReconcileReport } from "./report.js";
 import { renderReportSlack } from "./report-slack.js";
 
@@ -27,6 +28,8 @@ export async function postReconcileReport(
         kind: "report",
         message: renderReportSlack(report),
         alertKeys: [],
+        // Review and Approve act only on the plan recorded for the message, whatever a press says.
+        ...(report.heldPlan ? { postedRecord: postedPlanRecord(report.heldPlan.id) } : {}),
       },
       Date.now(),
     );

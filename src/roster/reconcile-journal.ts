@@ -26,6 +26,9 @@ export interface JournalGuardLift {
   /** `--allow-mass-archive` or `roster.approveMassArchive`. */
   readonly means: string;
   readonly archives: number;
+  /** An approval in Slack: the Slack user id of the approver, and the held plan's id. */
+  readonly approvedBy?: string;
+  readonly plan?: string;
 }
 
 /** The last apply's entry if it stopped before the end (a crash, a kill, a stop), else undefined. */

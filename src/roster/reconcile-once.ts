@@ -1,22 +1,21 @@
 import { randomUUID } from "node:crypto";
 import type { RetentionClient } from "../api/client.js";
-import { paginate } from "../api/paginate.js";
-import type { Billing } from "../api/schemas.js";
 import type { Config } from "../config/schema.js";
 import { ConfigError, PaymentRequiredError } from "../errors.js";
 import type { Logger } from "../logger.js";
 import type { StateStore } from "../store/state-store.js";
 import { type ApplyResult, applyPlan } from "./apply-plan.js";
-import { canonicalProfileUrl } from "./canonical-profile-url.js";
-import { advanceMemory, diffRoster, type ServicePerson, withPlannedArchiveTimes } from "./diff-roster.js";
+import { approvablePlan, approvedBudget } from "./approvable-plan.js";
+import { advanceMemory, diffRoster, withPlannedArchiveTimes } from "./diff-roster.js";
+import { holdPlan } from "./held-plans.js";
 import { keptUntrackedNow, loadKeptUntracked, settleKeptUntracked } from "./kept-untracked.js";
 import { canWrite, READ_ONLY_FIX, ReadOnlyKeyError } from "./key-scopes.js";
 import { planReconcile, refusedPlan } from "./plan-reconcile.js";
-import type { Finding, GuardApproval, PlanStep } from "./plan-types.js";
+import type { Finding, GuardApproval, PlanStep, SlackApproval } from "./plan-types.js";
 import { day } from "./plan-words.js";
 import { readRoster, rosterReadOptions } from "./read-roster.js";
 import { interruptedRun, JOURNAL_NAMESPACE } from "./reconcile-journal.js";
-import { APPROVAL_MEANS, buildReport, type ExportInfo, guardLiftedMessage, type ReconcileReport } from "./report.js";
+import { APPROVAL_MEANS, buildReport, guardLiftedMessage, type ReconcileReport } from "./report.js";
 import { quietRepeat } from "./report-noise.js";
 import {
   billingSummary,
@@ -31,6 +30,7 @@ import {
   settingsDigest,
 } from "./saved-plan.js";
 import { refusedBudget, seatBudget } from "./seat-budget.js";
+import { exportInfo, readService } from "./service-read.js";
 import { holdsEndedByArchive, settleHolds } from "./settle-holds.js";
 import type { PullExport } from "./sources/observed-pull.js";
 import { loadRosterMemory, saveRosterMemory } from "./stored-roster-memory.js";
@@ -64,69 +64,16 @@ export interface ReconcileOptions {
   readonly onPlan?: (plan: SavedPlan) => Promise<void> | void;
   /** `--plan`: apply exactly these steps, or refuse with the difference if the plan made now differs. */
   readonly savedPlan?: { readonly plan: SavedPlan; readonly path: string };
-}
-
-const PAGE_SIZE = 100;
-
-/**
- * The service's side of the run: its whole roster (all pages, archived included) and /billing.
- * `reads.count` counts the calls as they are made, so a call the service refuses is counted too.
- */
-async function readService(
-  client: ReconcileDeps["client"],
-  reads: { count: number },
-  inExport: (url: string) => boolean,
-): Promise<{ people: ServicePerson[]; billing: Billing }> {
-  const people: ServicePerson[] = [];
-  // paginate ends a walk that never ends (hasMore forever, repeated or empty pages, rows past the
-  // announced total) with an ApiResponseError: a half-read roster must stop the run, not shape it.
-  const rows = paginate(
-    (page) => {
-      reads.count += 1;
-      return client.listEmployees({ page, pageSize: PAGE_SIZE });
-    },
-    { method: "GET", path: "/employees", identity: (e) => e.id },
-  );
-  for await (const e of rows) {
-    const canonical = canonicalProfileUrl(e.networkUrl);
-    if (!canonical.ok) continue;
-    // The service's name names only someone the export does not: not kept for the others (a
-    // million names are about 40 MB).
-    const name = e.name && !inExport(canonical.url) ? { name: e.name } : {};
-    people.push({
-      id: e.id,
-      profileUrl: canonical.url,
-      tracked: e.tracked,
-      archived: e.status === "archived",
-      ...name,
-    });
-  }
-  reads.count += 1;
-  const billing = await client.getBilling();
-  return { people, billing };
-}
-
-/** How old the export is and whether it is stale: written, or first read, longer ago than `staleAfter`. */
-function exportInfo(
-  roster: { fingerprint: string; modifiedAt: string },
-  memory: { lastFingerprint?: string; exportSeenAt?: string },
-  resumed: boolean,
-  now: Date,
-  staleAfterSeconds: number,
-): ExportInfo {
-  const same = memory.lastFingerprint === roster.fingerprint;
-  const firstReadAt = same ? (memory.exportSeenAt ?? now.toISOString()) : now.toISOString();
-  const since = Math.min(Date.parse(roster.modifiedAt), Date.parse(firstReadAt));
-  const ageSeconds = Number.isFinite(since) ? Math.max(0, (now.getTime() - since) / 1000) : 0;
-  return {
-    fingerprint: roster.fingerprint,
-    modifiedAt: roster.modifiedAt,
-    firstReadAt,
-    newExport: !same || resumed,
-    ageDays: Math.floor(ageSeconds / 86_400),
-    ageSeconds: Math.round(ageSeconds),
-    stale: staleAfterSeconds > 0 && ageSeconds > staleAfterSeconds,
-  };
+  /**
+   * The daemon's runs: a run that needs a person (the guard held archives, an operator's cap
+   * deferred adds) keeps the plan that person may approve in Slack (`roster.heldPlans`).
+   */
+  readonly holdForApproval?: boolean;
+  /**
+   * With `savedPlan` (a held plan): the approval given in Slack. It lifts the mass-archive guard
+   * and the operator's caps for this plan's steps only, never the service's limits.
+   */
+  readonly approvedInSlack?: SlackApproval;
 }
 
 /** One reconciliation, HRIS file to service roster: the daemon schedules it, the command runs it once. */
@@ -147,8 +94,14 @@ export async function reconcileOnce(deps: ReconcileDeps, options: ReconcileOptio
     ]);
   }
   // Approval is the operator's act for this run, never read from a saved plan.
-  const approval: GuardApproval | undefined =
-    options.allowMassArchive === true ? "flag" : rules.approveMassArchive ? "config" : undefined;
+  const inSlack = saved ? options.approvedInSlack : undefined;
+  const approval: GuardApproval | undefined = inSlack
+    ? "slack"
+    : options.allowMassArchive === true
+      ? "flag"
+      : rules.approveMassArchive
+        ? "config"
+        : undefined;
   const allowMassArchive = approval !== undefined;
   // People stopped by hand in Slack: read once per run (before the file, whose status cells are
   // kept for them only), settled against this export and roster.
@@ -232,12 +185,14 @@ export async function reconcileOnce(deps: ReconcileDeps, options: ReconcileOptio
     rules,
     now: started,
   });
-  const budget = seatBudget({
-    billing: service.billing,
-    maxSeats: rules.maxSeats,
-    maxMonthlyUsd: rules.maxMonthlyUsd,
-    now: started,
-  });
+  const budget = inSlack
+    ? approvedBudget(service.billing, started)
+    : seatBudget({
+        billing: service.billing,
+        maxSeats: rules.maxSeats,
+        maxMonthlyUsd: rules.maxMonthlyUsd,
+        now: started,
+      });
   // Before the plan: a held person's track is taken out of the diff, so it takes no seat either.
   const settled = settleHolds({
     holds,
@@ -250,18 +205,25 @@ export async function reconcileOnce(deps: ReconcileDeps, options: ReconcileOptio
   const planned = planReconcile({ diff: settled.diff, budget, rules: { ...rules, allowMassArchive } });
   const plan = settled.kept.length > 0 ? { ...planned, keptUntracked: settled.kept } : planned;
 
+  // A run a person must approve: the plan they may approve in Slack, held after the apply below.
+  const approvable =
+    options.holdForApproval === true && !dryRun && !saved
+      ? approvablePlan({ diff: settled.diff, billing: service.billing, rules, now: started, plan })
+      : undefined;
+  const inputsWith = (b: typeof budget): PlanInputs => ({
+    file: pulled?.origin ?? file,
+    // A pulled export is known by its content: every pull writes a new file of the same records.
+    fingerprint: pulled ? (roster.fingerprint.split(":")[0] ?? roster.fingerprint) : roster.fingerprint,
+    ...(pulled ? { source: { type: deps.config.roster.source.type, origin: pulled.origin } } : {}),
+    modifiedAt: roster.modifiedAt,
+    settings: settingsDigest(rules),
+    service: serviceDigest(service.people),
+    billing: billingSummary(b),
+  });
   const notices: string[] = [];
+  if (inSlack) notices.push(slackApprovalNotice(inSlack));
   if (saved || options.onPlan) {
-    const inputs: PlanInputs = {
-      file: pulled?.origin ?? file,
-      // A pulled export is known by its content: every pull writes a new file of the same records.
-      fingerprint: pulled ? (roster.fingerprint.split(":")[0] ?? roster.fingerprint) : roster.fingerprint,
-      ...(pulled ? { source: { type: deps.config.roster.source.type, origin: pulled.origin } } : {}),
-      modifiedAt: roster.modifiedAt,
-      settings: settingsDigest(rules),
-      service: serviceDigest(service.people),
-      billing: billingSummary(budget),
-    };
+    const inputs = inputsWith(budget);
     if (saved) {
       const differences = planDifferences(saved.plan, { inputs, plan });
       const ignoredApproval = saved.plan.ignoredApproval === true;
@@ -305,7 +267,14 @@ export async function reconcileOnce(deps: ReconcileDeps, options: ReconcileOptio
     // An approval that let archives over the limit through is logged and journaled with the apply.
     const lifted = plan.guardLifted;
     const lift =
-      lifted && approval ? { by: approval, means: APPROVAL_MEANS[approval], archives: lifted.archives } : undefined;
+      lifted && approval
+        ? {
+            by: approval,
+            means: APPROVAL_MEANS[approval],
+            archives: lifted.archives,
+            ...(inSlack ? { approvedBy: inSlack.userId, plan: inSlack.planId } : {}),
+          }
+        : undefined;
     if (lifted && lift)
       logger.warn({ component: "reconcile", guardLifted: lift }, guardLiftedMessage({ ...lifted, ...lift }));
     applied = await applyPlan(steps, {
@@ -333,6 +302,19 @@ export async function reconcileOnce(deps: ReconcileDeps, options: ReconcileOptio
     }
   }
 
+  // Held after the apply, as what is left for the approval; a run cut short is finished first.
+  const held =
+    approvable && applied?.interrupted !== true
+      ? await holdPlan(store, {
+          heldAt: started.toISOString(),
+          plan: savedPlan(inputsWith(approvable.budget), approvable.plan, started),
+          seatDelta: approvable.plan.seatDelta,
+          monthlyCostDeltaUsd: approvable.plan.monthlyCostDeltaUsd,
+          deferred: approvable.plan.deferred,
+          lifts: approvable.lifts,
+        })
+      : undefined;
+
   const report = buildReport({
     dryRun,
     file: pulled?.origin ?? file,
@@ -351,6 +333,8 @@ export async function reconcileOnce(deps: ReconcileDeps, options: ReconcileOptio
     notices,
     holdsEnded: [...settled.ended, ...archivedHolds],
     approval,
+    ...(inSlack ? { approvedInSlack: inSlack } : {}),
+    ...(held ? { heldPlan: held } : {}),
   });
   const final = dryRun ? report : await quietRepeat(store, report);
   logger.info(
@@ -371,4 +355,13 @@ export async function reconcileOnce(deps: ReconcileDeps, options: ReconcileOptio
     "reconcile finished",
   );
   return final;
+}
+
+/** What an approval in Slack lifts, said in the report of its apply. */
+function slackApprovalNotice(approval: SlackApproval): string {
+  const who = approval.userName ? `${approval.userName} (${approval.userId})` : approval.userId;
+  return (
+    `plan ${approval.planId} approved in Slack by ${who}: the mass-archive guard and the operator's caps ` +
+    "(roster.maxSeats, roster.maxMonthlyUsd) are lifted for this plan's steps only"
+  );
 }

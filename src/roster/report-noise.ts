@@ -26,6 +26,8 @@ export function reportGist(report: ReconcileReport): string {
     report.planned,
     report.deferred.byReason,
     report.keptUntracked.length,
+    // A new plan held for approval is news (its post carries the buttons); the same plan again is not.
+    report.heldPlan?.id ?? null,
   ]);
 }
 

@@ -1,5 +1,6 @@
 import type { Block as SlackBlock, SlackMessage } from "../slack/slack-message.js";
 import { escapeMrkdwn, singleLine } from "../slack/slack-text.js";
+import { approvedInSlackBlock, heldPlanBlocks } from "./held-plan-slack.js";
 import type { EndedHold, KeptPerson } from "./plan-types.js";
 import { describeHoldEnd, describeStop, describeWho } from "./plan-words.js";
 import { type ReconcileReport, ROUTINE_DEFERRALS } from "./report.js";
@@ -20,14 +21,14 @@ export function slackCodeText(text: string): string {
   return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/`/g, "'");
 }
 
-/** A titled code block of lines, cut to fit a section, never inside an escape. */
-function codeSection(title: string, lines: readonly string[]): SlackBlock {
+/** A titled code block of lines, cut to fit a section, never inside an escape; `more` follows the count of the rest. */
+export function codeSection(title: string, lines: readonly string[], more = ", see --json"): SlackBlock {
   const kept: string[] = [];
   let size = title.length + 8;
   for (const [i, line] of lines.entries()) {
     const escaped = slackCodeText(line);
     if (size + escaped.length + 1 > SECTION_CHARS - 40) {
-      kept.push(`...and ${lines.length - i} more, see --json`);
+      kept.push(`...and ${lines.length - i} more${more}`);
       break;
     }
     kept.push(escaped);
@@ -158,7 +159,10 @@ export function renderReportSlack(r: ReconcileReport, limit = SLACK_LIST_LIMIT):
   const title = headline(r);
   const blocks: SlackBlock[] = [
     { type: "section", text: { type: "mrkdwn", text: `*${slackCodeText(title).slice(0, SECTION_CHARS)}*` } },
+    ...(r.approvedInSlack ? [approvedInSlackBlock(r.approvedInSlack)] : []),
     codeSection("Summary", summary(r)),
+    // Before the lists: the message is cut at 50 blocks, and the buttons must stay.
+    ...(r.heldPlan ? heldPlanBlocks(r.heldPlan) : []),
   ];
   for (const section of stepSections(r.steps, limit)) {
     blocks.push(codeSection(`${section.kind} (${r.planned[section.kind]})`, section.lines));

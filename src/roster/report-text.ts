@@ -1,7 +1,7 @@
 import type { Refusal, StepFailure } from "./apply-plan.js";
 import type { DeferredItem, StepKind } from "./plan-types.js";
 import { collapse, day, describeWho, endedHoldLine, keptLine } from "./plan-words.js";
-import type { ReconcileReport, ReportStep } from "./report.js";
+import type { HeldPlanSummary, ReconcileReport, ReportStep } from "./report.js";
 import { problemPlace, ROW_ERROR_REASONS } from "./roster-rows.js";
 
 /** Longest list a text report prints of one kind; `--json` has them all. */
@@ -141,6 +141,15 @@ export function renderReportText(r: ReconcileReport, limit = TEXT_LIST_LIMIT): s
   } else if (errors.length > 0) {
     lines.push(`  rows to fix: ${errors.length}, reported when this export was first read (see --json)`);
   }
+  if (r.approvedInSlack) {
+    const a = r.approvedInSlack;
+    lines.push(
+      `  approved in Slack: plan ${a.planId} by ${a.userName ? `${a.userName} (${a.userId})` : a.userId} at ${a.at}`,
+    );
+  }
+  if (r.heldPlan) {
+    lines.push(`  held for approval in Slack: plan ${r.heldPlan.id} (${heldPlanWords(r.heldPlan)})`);
+  }
   if (r.interrupted) lines.push("  INTERRUPTED: the next run finishes the work");
   if (r.resumedRun) lines.push(`  finished the interrupted run ${r.resumedRun}`);
   lines.push(
@@ -152,6 +161,20 @@ export function renderReportText(r: ReconcileReport, limit = TEXT_LIST_LIMIT): s
   );
   lines.push(`  ${r.requests} requests (${r.writeRequests} writes) in ${(r.durationMs / 1000).toFixed(1)} s`);
   return `${lines.join("\n")}\n`;
+}
+
+/** `archive 16, add 3; seat delta +3 (+15.00 USD/month); lifts the mass-archive guard, roster.maxSeats`. */
+export function heldPlanWords(held: HeldPlanSummary): string {
+  const counts = Object.entries(held.planned)
+    .filter(([, n]) => n > 0)
+    .map(([kind, n]) => `${kind} ${n}`)
+    .join(", ");
+  const lifts = [...(held.lifts.guard ? ["the mass-archive guard"] : []), ...held.lifts.caps];
+  const deferred = held.deferred > 0 ? `; ${held.deferred} still deferred by the service's limits` : "";
+  return (
+    `${counts}; seat delta ${held.seatDelta >= 0 ? "+" : ""}${held.seatDelta} (${usd(held.monthlyCostDeltaUsd)})` +
+    `; lifts ${lifts.join(", ")}${deferred}`
+  );
 }
 
 /** "pages 3, records 250, etag "abc"": a pull's facts in one line. */

@@ -1,6 +1,7 @@
 import type { Billing } from "../api/schemas.js";
 import { EXIT_OK, EXIT_PARTIAL, type ExitCode } from "../errors.js";
 import type { ApplyCounts, ApplyResult, Refusal, StepFailure } from "./apply-plan.js";
+import type { HeldPlan, HeldPlanLifts } from "./held-plans.js";
 import type {
   DeferredItem,
   EndedHold,
@@ -11,6 +12,7 @@ import type {
   Named,
   PlanStep,
   ReconcilePlan,
+  SlackApproval,
   StepKind,
   StepReason,
   Who,
@@ -50,6 +52,7 @@ export interface ExportInfo {
 export const APPROVAL_MEANS: Readonly<Record<GuardApproval, string>> = {
   flag: "--allow-mass-archive",
   config: "roster.approveMassArchive",
+  slack: "an approval in Slack",
 };
 
 /** The mass-archive guard lifted by an approval: by which means, for how many people, and the limits passed. */
@@ -105,8 +108,12 @@ export interface ReconcileReport {
   readonly guardedArchives: number;
   /** Who the mass-archive guard held back, measured against the people managed from the export. */
   readonly guard?: { readonly managed: number; readonly percent: number; readonly people: readonly ReportStep[] };
-  /** The guard lifted by an approval (the flag or the config): its archives are in `steps`. */
+  /** The guard lifted by an approval (the flag, the config or Slack): its archives are in `steps`. */
   readonly guardLifted?: GuardLiftReport;
+  /** The plan this run held for a person to approve in Slack (the daemon's runs only). */
+  readonly heldPlan?: HeldPlanSummary;
+  /** This run applied a held plan approved in Slack: the approver, the plan, when. */
+  readonly approvedInSlack?: SlackApproval;
   /** Due for archiving but held: their row is still in the file, broken (see the findings). */
   readonly heldForBrokenRows: number;
   readonly waitingToArchive: number;
@@ -179,6 +186,18 @@ export interface ReconcileOutcome {
   readonly holdsEnded?: readonly EndedHold[] | undefined;
   /** The approval the run had (it lifts the guard when the plan's archives are over the limit). */
   readonly approval?: GuardApproval | undefined;
+  readonly approvedInSlack?: SlackApproval | undefined;
+  readonly heldPlan?: HeldPlan | undefined;
+}
+
+/** A held plan as the report carries it: its id, what approving it does and lifts. */
+export interface HeldPlanSummary {
+  readonly id: string;
+  readonly planned: Readonly<Record<StepKind, number>>;
+  readonly deferred: number;
+  readonly seatDelta: number;
+  readonly monthlyCostDeltaUsd: number;
+  readonly lifts: HeldPlanLifts;
 }
 
 /** Deferrals the service lifts by itself (daily allowances, a stop): routine, not a person's job. */
@@ -277,6 +296,8 @@ export function buildReport(outcome: ReconcileOutcome): ReconcileReport {
         }
       : {}),
     ...(guardLifted ? { guardLifted } : {}),
+    ...(outcome.heldPlan ? { heldPlan: heldPlanSummary(outcome.heldPlan) } : {}),
+    ...(outcome.approvedInSlack ? { approvedInSlack: outcome.approvedInSlack } : {}),
     heldForBrokenRows: plan.heldForBrokenRows,
     waitingToArchive: plan.waitingToArchive,
     unknownLeftAlone: plan.unknownLeftAlone,
@@ -295,6 +316,17 @@ export function buildReport(outcome: ReconcileOutcome): ReconcileReport {
     attention,
     outcome: attention.length > 0 ? "needs-attention" : "routine",
     exitCode: attention.length > 0 ? EXIT_PARTIAL : EXIT_OK,
+  };
+}
+
+function heldPlanSummary(held: HeldPlan): HeldPlanSummary {
+  return {
+    id: held.id,
+    planned: plannedCounts({ steps: held.plan.steps }),
+    deferred: held.deferred.length,
+    seatDelta: held.seatDelta,
+    monthlyCostDeltaUsd: held.monthlyCostDeltaUsd,
+    lifts: held.lifts,
   };
 }
 
@@ -353,7 +385,7 @@ export function reportExitCode(parts: Parameters<typeof attentionOf>[0]): ExitCo
   return attentionOf(parts).length > 0 ? EXIT_PARTIAL : EXIT_OK;
 }
 
-export function plannedCounts(plan: ReconcilePlan): ReconcileReport["planned"] {
+export function plannedCounts(plan: Pick<ReconcilePlan, "steps">): ReconcileReport["planned"] {
   const planned = { add: 0, revive: 0, track: 0, untrack: 0, archive: 0, erase: 0 };
   for (const step of plan.steps) planned[step.kind] += step.kind === "add" ? step.people.length : 1;
   return planned;

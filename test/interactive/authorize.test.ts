@@ -13,6 +13,7 @@ const policy = (stop: Partial<AccessRule> = {}, ack: Partial<AccessRule> = {}): 
   acknowledge: rule({ ...ack, configKey: "slack.interactivity.acknowledge" }),
   snooze: rule({ configKey: "slack.interactivity.snooze" }),
   stopTracking: rule({ ...stop, configKey: "slack.interactivity.stopTracking" }, false),
+  approveReconcile: rule({ configKey: "slack.interactivity.approveReconcile" }, false),
 });
 
 describe("authorize", () => {

@@ -3,7 +3,7 @@ import type { EmployeePatch } from "../../src/api/request-types.js";
 import type { Employee } from "../../src/api/spec-records.js";
 import { ApiNetworkError } from "../../src/errors.js";
 import { alertActionsBlock, digestMenu } from "../../src/interactive/action-blocks.js";
-import { ActionJournal } from "../../src/interactive/action-journal.js";
+import { ActionJournal, isPersonEntry } from "../../src/interactive/action-journal.js";
 import type { AccessPolicy } from "../../src/interactive/authorize.js";
 import { type ActionTarget, encodeButtonValue, encodeOptionValue } from "../../src/interactive/button-value.js";
 import { parseInteraction } from "../../src/interactive/interaction-payload.js";
@@ -24,6 +24,7 @@ const policy: AccessPolicy = {
   acknowledge: { allowedUsers: [], allowedUsergroups: [], openWhenUnset: true, configKey: "a" },
   snooze: { allowedUsers: [], allowedUsergroups: [], openWhenUnset: true, configKey: "s" },
   stopTracking: { allowedUsers: ["U0CAROL"], allowedUsergroups: ["S0HR"], openWhenUnset: false, configKey: "st" },
+  approveReconcile: { allowedUsers: [], allowedUsergroups: [], openWhenUnset: false, configKey: "ar" },
 };
 
 /** The message the presses are on, as the daemon recorded it when it posted it (`slack.posted`). */
@@ -312,7 +313,7 @@ describe("InteractiveActions", () => {
       expect(await actions.receive(payload(button("rs_untrack", disguised), "U0CAROL"), noAck)).toBe("applied");
       expect(patches).toEqual([[42, { tracked: false }]]);
       expect([...(await loadKeptUntracked(store)).keys()]).toEqual(["https://www.linkedin.com/in/jane-doe"]);
-      const [entry] = await new ActionJournal(store).all();
+      const [entry] = (await new ActionJournal(store).all()).filter(isPersonEntry);
       expect(entry?.press.target).toEqual(target);
       expect(JSON.stringify(slack.updates[0]?.blocks)).not.toContain("someone-else");
     });

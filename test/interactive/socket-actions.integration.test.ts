@@ -5,7 +5,7 @@
 import { once } from "node:events";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { WebSocket } from "ws";
-import { ActionJournal } from "../../src/interactive/action-journal.js";
+import { ActionJournal, isPersonEntry } from "../../src/interactive/action-journal.js";
 import { loadKeptUntracked } from "../../src/roster/kept-untracked.js";
 import { openStateStore } from "../../src/store/state-store.js";
 import {
@@ -326,7 +326,8 @@ describe("interactive alerts over Socket Mode", () => {
       blocksText(current(world.slack, janeRoot)).includes("Acknowledged by <@U0ALICE>") ? true : undefined,
     );
     await world.stop();
-    expect((await journal()).map((e) => [e.press.kind, e.outcome, e.press.target.employeeId])).toEqual([
+    const entries = (await journal()).filter(isPersonEntry);
+    expect(entries.map((e) => [e.press.kind, e.outcome, e.press.target.employeeId])).toEqual([
       ["ack", "applied", jane],
     ]);
     const store = await openStateStore(`${world.files.dir}/state.sqlite`);

@@ -29,13 +29,23 @@ export interface InteractiveWorld {
     alertLines?: readonly string[];
     mode?: string;
     env?: Record<string, string>;
+    /** Lines under `slack.interactivity:` (indented by four). */
+    interactivityLines?: readonly string[];
   }): Promise<ConfiguredDaemon>;
   stop(): Promise<void>;
   close(): Promise<void>;
 }
 
-/** The daemon's config; `alertLines` go under `alerts:` (routes), `extra` at the top level. */
-export function configYaml(extra = "", alertLines: readonly string[] = [], mode?: string): string {
+/**
+ * The daemon's config; `alertLines` go under `alerts:` (routes), `interactivityLines` under
+ * `slack.interactivity:`, `extra` at the top level.
+ */
+export function configYaml(
+  extra = "",
+  alertLines: readonly string[] = [],
+  mode?: string,
+  interactivityLines: readonly string[] = [],
+): string {
   return [
     // Polls every second: the default budget (120 a minute) would starve reconcile's requests.
     "api:",
@@ -51,6 +61,7 @@ export function configYaml(extra = "", alertLines: readonly string[] = [], mode?
     "    stopTracking:",
     `      allowedUsers: ["${ALLOWED}"]`,
     `      allowedUsergroups: ["${HR_GROUP}"]`,
+    ...interactivityLines,
     "daemon:",
     "  host: 127.0.0.1",
     "  port: 0",
@@ -80,7 +91,10 @@ export async function startInteractiveWorld(options: { people?: number } = {}): 
     configured: undefined,
     logs,
     async start(options = {}) {
-      const configFile = await files.write("config.yaml", configYaml(options.extra, options.alertLines, options.mode));
+      const configFile = await files.write(
+        "config.yaml",
+        configYaml(options.extra, options.alertLines, options.mode, options.interactivityLines),
+      );
       const extraEnv = options.env ?? {};
       const env = {
         RETENTION_API_URL: emulator.baseUrl,
