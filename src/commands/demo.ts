@@ -126,7 +126,11 @@ export async function run(io: CommandIO): Promise<ExitCode> {
     importDelayMs: 1_000,
     rateLimitPerMinute: 600,
   });
-  const local = await startLocalSlack(pkg, { stdout: io.stdout, transcriptPath: join(dir, "slack-messages.jsonl") });
+  const local = await startLocalSlack(pkg, {
+    command: "demo",
+    stdout: io.stdout,
+    transcriptPath: join(dir, "slack-messages.jsonl"),
+  });
   const control = await startPressControl(dir, "demo", (request) => local.press(request));
   if (press) local.pressWhenShown(press);
   const daemonLog = createWriteStream(join(dir, "daemon.log"));

@@ -57,6 +57,8 @@ const UPDATE_WAIT_MS = 30_000;
 const UPDATE_POLL_MS = 50;
 
 export interface LocalSlackOptions {
+  /** The command it serves (`demo`, `sandbox`), for its messages. */
+  readonly command: string;
   /** Where the messages are printed as they arrive. */
   readonly stdout: NodeJS.WritableStream;
   /** One JSON line per message received. */
@@ -81,11 +83,10 @@ export interface LocalSlack {
   close(): Promise<void>;
 }
 
-/** Starts the local Slack on 127.0.0.1; a taken port is a usage error naming `portFlag`. */
+/** Starts the local Slack on 127.0.0.1; a taken port is a usage error naming `--slack-port`. */
 export async function startLocalSlack(
   pkg: Pick<EmulatorPackage, "startFakeSlack">,
   options: LocalSlackOptions,
-  portFlag = "--slack-port",
 ): Promise<LocalSlack> {
   const transcript = createWriteStream(options.transcriptPath);
   const alertsShown: FakeSlackMessage[] = [];
@@ -187,7 +188,7 @@ export async function startLocalSlack(
     transcript.end();
     if ((error as NodeJS.ErrnoException).code === "EADDRINUSE") {
       throw new UsageError(
-        `the local Slack cannot listen on 127.0.0.1:${options.port}: the port is taken (another sandbox?); pick another with ${portFlag} N`,
+        `${options.command}: the local Slack cannot listen on 127.0.0.1:${options.port}: the port is taken (another sandbox?); pick another with --slack-port N`,
         { cause: error },
       );
     }

@@ -153,6 +153,7 @@ function introduction(
     `  retention-sync${config} reconcile --dry-run --file ${here(sample)}   (or your own export)`,
     `  retention-sync${config} run`,
     `  retention-sync sandbox --press ack:1${dir === resolve(".sandbox") ? "" : ` --dir ${here(dir)}`}   (while run runs: press Acknowledge on the first alert)`,
+    "",
     "Raise changes now (organizationId 2001 or 2002 for the poaching lens; docs: packages/emulator/README.md):",
     `  curl -s -X POST ${emulator.url}/_emulator/signals -H 'content-type: application/json' -d '{"count": 3}'`,
     "",
@@ -196,6 +197,7 @@ export async function run(io: CommandIO): Promise<ExitCode> {
   let control: Awaited<ReturnType<typeof startPressControl>> | undefined;
   try {
     local = await startLocalSlack(pkg, {
+      command: "sandbox",
       stdout: io.stdout,
       transcriptPath: join(dir, "slack-messages.jsonl"),
       port: slackPort,
