@@ -87,8 +87,22 @@ const COMMANDS: Readonly<Record<string, CommandEntry>> = {
     usage:
       "demo [--seconds N] [--dir PATH] [--press ACTION:N]\n" +
       "  --press ACTION:N  press a button (ack, snooze, unsnooze, untrack) on the N-th alert message shown\n" +
-      "                    (or ACTION:TS for a message ts) as the demo's Slack user; the updated message is shown",
+      "                    (or ACTION:TS for a message ts) as the demo's Slack user; the updated message is shown.\n" +
+      "                    While a demo runs in --dir (default .demo), the press is made in it; else a new demo starts",
     load: () => import("./commands/demo.js"),
+  },
+  sandbox: {
+    summary: "emulator + local Slack for trying your own config before real credentials (until Ctrl-C)",
+    usage:
+      "[--config PATH] sandbox [--port N] [--slack-port N] [--seed demo|empty] [--dir PATH]\n" +
+      "       retention-sync sandbox --press ACTION:N [--dir PATH]\n" +
+      "  --port N          the emulator's port (default 4010; 0 picks a free one)\n" +
+      "  --slack-port N    the local Slack's port (default 4011)\n" +
+      "  --seed NAME       demo (a seeded company, new alerts every 20 s) or empty\n" +
+      "  --dir PATH        its files: state, transcript, sample export, control file (default .sandbox)\n" +
+      "  --press ACTION:N  press a button on the N-th alert shown in the sandbox running in --dir\n" +
+      "Prints the environment to paste into a second terminal, then every message the local Slack receives.",
+    load: () => import("./commands/sandbox.js"),
   },
 };
 

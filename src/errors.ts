@@ -312,6 +312,14 @@ export class ExplainedError extends RetentionSyncError {
   }
 }
 
+/**
+ * A press asked of the local Slack of a running demo or sandbox that it cannot make (no such alert
+ * shown, no daemon connected to press through, the running one does not answer).
+ */
+export class LocalPressError extends RetentionSyncError {
+  readonly exitCode = EXIT_RUNTIME;
+}
+
 /** Exit code for anything thrown out of a command. */
 export function exitCodeOf(error: unknown): ExitCode {
   return error instanceof RetentionSyncError ? error.exitCode : EXIT_RUNTIME;

@@ -12,7 +12,7 @@ import { describe, expect, it } from "vitest";
 
 /** Calls that start a server or a process: test helpers, src entry points, node:http, node:child_process. */
 const STARTS_SOMETHING =
-  /(?<![.\w])(?:useEmulator|startTestEmulator|startEmulator|startFakeSlack|startDaemonWorld|startInteractiveWorld|startRefusingProxy|startTinyService|startTestPostgres|startTcpProxy|start\w*Fake|start\w*Server|startHarness|startDaemon|startConfiguredDaemon|startWebhookReceiver|createServer|spawn|spawnSync|fork|exec|execFile|execFileSync|execSync|bundleEntry)\s*\(|\.listen\s*\(|\b(?:main|runCli)\(\s*\[\s*"(?:run|demo|emulator)"/;
+  /(?<![.\w])(?:useEmulator|startTestEmulator|startEmulator|startFakeSlack|startDaemonWorld|startInteractiveWorld|startRefusingProxy|startTinyService|startTestPostgres|startTcpProxy|start\w*Fake|start\w*Server|startHarness|startDaemon|startConfiguredDaemon|startWebhookReceiver|createServer|spawn|spawnSync|fork|exec|execFile|execFileSync|execSync|bundleEntry)\s*\(|\.listen\s*\(|\b(?:main|runCli)\(\s*\[\s*"(?:run|demo|emulator|sandbox)"/;
 
 function testFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {

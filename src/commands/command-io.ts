@@ -1,5 +1,6 @@
 import { type ParseArgsConfig, parseArgs } from "node:util";
 import { UsageError } from "../errors.js";
+import { startTimer } from "../timers.js";
 
 /** What a command gets from the CLI: its own argv (after the command name) and the process streams. */
 export interface CommandIO {
@@ -53,4 +54,13 @@ function flagError(command: string, error: unknown): UsageError {
 /** Writes one line to a stream. */
 export function writeLine(stream: NodeJS.WritableStream, text = ""): void {
   stream.write(`${text}\n`);
+}
+
+/** A long-running command (demo, sandbox) waits here: until the signal (Ctrl-C, SIGTERM) or `seconds`. */
+export function untilStopped(signal: AbortSignal | undefined, seconds?: number): Promise<void> {
+  return new Promise((resolveStop) => {
+    if (seconds !== undefined) startTimer(seconds * 1000, resolveStop, { unref: true });
+    if (signal?.aborted) resolveStop();
+    signal?.addEventListener("abort", () => resolveStop(), { once: true });
+  });
 }

@@ -7,13 +7,32 @@ export interface ReceivedSlackMessage {
 }
 
 interface TextObject {
+  readonly type?: unknown;
   readonly text?: unknown;
 }
 
+/**
+ * Mrkdwn as a person reads it: links `<url|label>` as `label (url)` so the terminal shows where
+ * they go, `<#C1|name>` as `#name`, `<!here>` as `@here`, and Slack's escapes (`&lt; &gt; &amp;`)
+ * undone last, so an escaped `<` in a name is never read as markup. User mentions stay `<@U1>`.
+ */
+export function readableMrkdwn(text: string): string {
+  return text
+    .replace(/<#[A-Z0-9]+\|([^>\n]+)>/g, "#$1")
+    .replace(/<!(here|channel|everyone)>/g, "@$1")
+    .replace(/<([^|>@#!\n][^|>\n]*)\|([^>\n]+)>/g, "$2 ($1)")
+    .replace(/<((?:https?|mailto):[^>\n]+)>/g, "$1")
+    .replace(/&lt;/g, "<")
+    .replace(/&gt;/g, ">")
+    .replace(/&amp;/g, "&");
+}
+
+/** The text of a string (mrkdwn) or a text object: mrkdwn made readable, plain_text as it is shown. */
 function textOf(value: unknown): string | undefined {
-  if (typeof value === "string") return value;
+  if (typeof value === "string") return readableMrkdwn(value);
   if (value && typeof value === "object" && typeof (value as TextObject).text === "string") {
-    return (value as { text: string }).text;
+    const { type, text } = value as { type?: unknown; text: string };
+    return type === "plain_text" ? text : readableMrkdwn(text);
   }
   return undefined;
 }
@@ -76,15 +95,10 @@ function blockLines(block: unknown): string[] {
   return lines;
 }
 
-/** Slack mrkdwn links `<url|label>` shown as `label (url)`, so the terminal shows where they go. */
-function plainLinks(line: string): string {
-  return line.replace(/<([^|>]+)\|([^>]+)>/g, "$2 ($1)").replace(/<(https?:[^>]+)>/g, "$1");
-}
-
-/** Renders a posted message readably for the demo's terminal. */
+/** Renders a posted message readably for the terminal of the demo and the sandbox. */
 export function renderSlackMessage(message: ReceivedSlackMessage): string {
   const where = message.threadTs ? `${message.channel} (in thread)` : message.channel;
   const body = Array.isArray(message.blocks) ? message.blocks.flatMap(blockLines) : [];
-  const lines = body.length > 0 ? body : (message.text ?? "").split("\n");
-  return [`┌─ Slack ${where}`, ...lines.map((line) => `│ ${plainLinks(line)}`), "└─"].join("\n");
+  const lines = body.length > 0 ? body : readableMrkdwn(message.text ?? "").split("\n");
+  return [`┌─ Slack ${where}`, ...lines.map((line) => `│ ${line}`), "└─"].join("\n");
 }

@@ -67,4 +67,24 @@ describe("renderSlackMessage", () => {
       "└─",
     ]);
   });
+
+  it("undoes Slack's escapes and shows links, channels and @here as a person reads them", () => {
+    const out = renderSlackMessage({
+      channel: "#hr-alerts",
+      blocks: [
+        { type: "header", text: { type: "plain_text", text: "R&amp;D <lead>" } },
+        { type: "section", text: { type: "mrkdwn", text: "*<https://x.test/p?a=1&amp;b=2|&lt;Ada&gt; &amp; Co>*" } },
+        { type: "context", elements: [{ type: "mrkdwn", text: "see <#C0123456|hr-ops> <!here> <mailto:a@x.test>" }] },
+      ],
+    });
+    expect(out.split("\n")).toEqual([
+      "┌─ Slack #hr-alerts",
+      // plain_text is shown as Slack shows it: no escapes to undo there
+      "│ R&AMP;D <LEAD>",
+      "│ *<Ada> & Co (https://x.test/p?a=1&b=2)*",
+      "│   see #hr-ops @here mailto:a@x.test",
+      "└─",
+    ]);
+    expect(renderSlackMessage({ channel: "C1", text: "&lt;name&gt; left" })).toBe("┌─ Slack C1\n│ <name> left\n└─");
+  });
 });

@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { once } from "node:events";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -93,6 +93,17 @@ export interface FakeSlackOptions {
   readonly socketMaxRetries?: number;
   /** User groups: id (S...) -> member user ids, for usergroups.users.list. */
   readonly usergroups?: Readonly<Record<string, readonly string[]>>;
+  /**
+   * The sandbox's workspace, where a user's own config must work unchanged: a channel name or id
+   * not seen before is created (the bot a member) the first time a call names it, and every email
+   * is a workspace member.
+   */
+  readonly openWorkspace?: boolean;
+  /**
+   * Channel names or ids to create before each conversations.list answers: a listing cannot learn
+   * names from the call itself, so the sandbox reads them from the user's config here.
+   */
+  readonly knownChannels?: () => Iterable<string>;
 }
 
 export interface FakeSlack extends FakeSlackSocketMode, FakeSlackInteractivity {
@@ -183,9 +194,22 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     });
   }
   const byId = (id: string) => [...channels.values()].find((c) => c.id === id);
+  const looksLikeId = (ref: string) => /^[CG][A-Z0-9]{6,}$/.test(ref);
   /** chat.postMessage accepts ids, names and #names; the conversations.* methods only ids. */
-  const resolve = (ref: string, allowNames: boolean) =>
-    byId(ref) ?? (allowNames ? channels.get(ref.replace(/^#/, "")) : undefined);
+  const resolve = (ref: string, allowNames: boolean): FakeSlackChannel | undefined => {
+    const found = byId(ref) ?? (allowNames ? channels.get(ref.replace(/^#/, "")) : undefined);
+    if (found || !options.openWorkspace) return found;
+    if (looksLikeId(ref)) return addChannel(ref, { id: ref });
+    return allowNames && ref.replace(/^#/, "") !== "" ? addChannel(ref) : undefined;
+  };
+  const ensureChannel = (ref: string) => {
+    if (!(byId(ref) ?? channels.get(ref.replace(/^#/, "")))) {
+      addChannel(ref, looksLikeId(ref) ? { id: ref } : {});
+    }
+  };
+  /** A stable user id for an email the open workspace has not seen (Slack ids are upper-case). */
+  const openUserId = (email: string) =>
+    `U${createHash("sha256").update(email).digest("hex").slice(0, 10).toUpperCase()}`;
   const channelJson = (c: FakeSlackChannel) => ({
     id: c.id,
     name: c.name,
@@ -290,6 +314,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
         return channel ? { status: 200, body: { ok: true, channel: channelJson(channel) } } : fail("channel_not_found");
       }
       case "conversations.list": {
+        for (const ref of options.knownChannels?.() ?? []) ensureChannel(ref);
         const limit = Math.min(Math.max(Number(args.limit ?? 100) || 100, 1), 1000);
         const start = Number(str("cursor") ?? "0") || 0;
         const all = [...channels.values()];
@@ -308,6 +333,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
       }
       case "users.lookupByEmail": {
         const email = str("email")?.toLowerCase();
+        if (email && options.openWorkspace && !users.has(email)) users.set(email, openUserId(email));
         const id = email ? users.get(email) : undefined;
         return id
           ? { status: 200, body: { ok: true, user: { id, name: email?.split("@")[0], profile: { email } } } }

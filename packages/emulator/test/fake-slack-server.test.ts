@@ -163,3 +163,37 @@ describe("fake Slack with the real WebClient", () => {
     await expect(client.auth.test()).resolves.toMatchObject({ ok: true });
   });
 });
+
+describe("fake Slack as an open workspace (the sandbox)", () => {
+  it("accepts any channel name or id, lists the known ones, and knows every email", async () => {
+    const known = ["#people-leads", "C0SANDBOX1"];
+    const open = await startFakeSlack({ openWorkspace: true, knownChannels: () => known });
+    const web = new WebClient(open.token, {
+      slackApiUrl: open.url,
+      retryConfig: { retries: 0 },
+      logLevel: LogLevel.ERROR,
+    });
+    try {
+      const listed = await web.conversations.list({});
+      const names = (listed.channels ?? []).map((c) => c.name);
+      expect(names).toEqual(expect.arrayContaining(["people-leads", "C0SANDBOX1"]));
+      expect((await web.conversations.info({ channel: "C0NEWONE99" })).channel).toMatchObject({ is_member: true });
+      const posted = await web.chat.postMessage({ channel: "#never-heard-of", text: "hi" });
+      expect(open.posted("never-heard-of").map((m) => m.ts)).toEqual([posted.ts]);
+      const user = await web.users.lookupByEmail({ email: "Lead@Example.com" });
+      expect(user.user?.id).toMatch(/^U[0-9A-F]{10}$/);
+      expect((await web.conversations.open({ users: user.user?.id ?? "" })).channel?.id).toMatch(/^D/);
+    } finally {
+      await open.close();
+    }
+  });
+
+  it("stays closed by default: an unknown channel is not found", async () => {
+    await expect(client.chat.postMessage({ channel: "#never-heard-of", text: "hi" })).rejects.toMatchObject({
+      data: { error: "channel_not_found" },
+    });
+    await expect(client.users.lookupByEmail({ email: "lead@example.com" })).rejects.toMatchObject({
+      data: { error: "users_not_found" },
+    });
+  });
+});
