@@ -7,7 +7,7 @@ import { openRuntime } from "../app/runtime.js";
 import { loadConfig } from "../config/load-config.js";
 import type { Config } from "../config/schema.js";
 import { EXIT_OK, type ExitCode, UsageError } from "../errors.js";
-import { ROW_ERROR_REASONS } from "../roster/collect-roster-rows.js";
+import { ROW_ERROR_REASONS } from "../roster/roster-rows.js";
 import { postReconcileReport } from "../roster/post-report.js";
 import { reconcileOnce } from "../roster/reconcile-once.js";
 import type { ReconcileReport } from "../roster/report.js";
