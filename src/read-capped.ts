@@ -5,6 +5,11 @@ export class ResponseTooLarge extends Error {}
 
 /** Reads an undici response body as UTF-8, giving up (and closing the connection) past `limit` bytes. */
 export async function readCapped(body: Dispatcher.ResponseData["body"], limit: number): Promise<string> {
+  return (await readCappedBytes(body, limit)).toString("utf8");
+}
+
+/** As readCapped, the bytes undecoded: for a reader that slices the body rather than parsing it whole. */
+export async function readCappedBytes(body: Dispatcher.ResponseData["body"], limit: number): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of body) {
@@ -16,5 +21,5 @@ export async function readCapped(body: Dispatcher.ResponseData["body"], limit: n
     }
     chunks.push(buffer);
   }
-  return Buffer.concat(chunks).toString("utf8");
+  return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size);
 }

@@ -3,6 +3,7 @@ import type { Config } from "../config/schema.js";
 import type { DeliveryService } from "../delivery/delivery-service.js";
 import type { Logger } from "../logger.js";
 import type { RefusalReason } from "../refusal-tally.js";
+import { lastPulledExport } from "../roster/sources/last-pull.js";
 import type { StateStore } from "../store/state-store.js";
 import type { Alert } from "./alert.js";
 import { type AlertPipeline, createAlertPipeline } from "./alert-pipeline.js";
@@ -30,7 +31,7 @@ export interface AlertJobs {
  * export (read again whenever it changed, so department and manager stay current in either mode).
  */
 export function createAlertJobs(input: {
-  readonly config: Pick<Config, "alerts" | "roster">;
+  readonly config: Pick<Config, "alerts" | "roster" | "state">;
   readonly settings: AlertSettings;
   readonly store: StateStore;
   readonly client: RetentionClient;
@@ -51,7 +52,11 @@ export function createAlertJobs(input: {
   readonly hrisEvery?: Every | undefined;
 }): AlertJobs {
   const { config, logger } = input;
-  const hris = new HrisSource(config.roster, logger);
+  const hris = new HrisSource(
+    config.roster,
+    logger,
+    config.roster.source.type === "file" ? undefined : () => lastPulledExport(config),
+  );
   const pipeline = createAlertPipeline({
     settings: input.settings,
     store: input.store,

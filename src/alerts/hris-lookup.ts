@@ -1,12 +1,23 @@
 import type { Config } from "../config/schema.js";
 import { canonicalProfileUrl } from "../roster/canonical-profile-url.js";
 import { readRoster, rosterReadOptions } from "../roster/read-roster.js";
+import type { KeptExport } from "../roster/sources/last-pull.js";
 import type { HrisDetails, HrisLookup } from "./enrich.js";
 
-/** Builds the HR data lookup (department, manager, employee id, HR title) from the HRIS export, keyed by canonical profile URL. */
-export async function loadHrisLookup(roster: Config["roster"], now: Date): Promise<HrisLookup | undefined> {
-  if (!roster.file || !roster.enabled) return undefined;
-  const file = await readRoster(rosterReadOptions(roster, roster.file, now));
+/**
+ * Builds the HR data lookup (department, manager, employee id, HR title) from the HRIS export,
+ * keyed by canonical profile URL: `roster.file`, or the last complete pull when the roster is pulled.
+ */
+export async function loadHrisLookup(
+  roster: Config["roster"],
+  now: Date,
+  pulled?: KeptExport,
+): Promise<HrisLookup | undefined> {
+  const path = pulled?.file ?? roster.file;
+  if (!path || !roster.enabled) return undefined;
+  const options = rosterReadOptions(roster, path, now);
+  // Read as reconcile reads a pull: in the format its source names.
+  const file = await readRoster(pulled && pulled.format !== "auto" ? { ...options, format: pulled.format } : options);
   const byUrl = new Map<string, HrisDetails>();
   const rows = [...file.excluded, ...file.people];
   const nameByEmail = new Map(rows.flatMap((p) => (p.email && p.name ? [[p.email.toLowerCase(), p.name]] : [])));

@@ -1,6 +1,7 @@
 import { statSync } from "node:fs";
 import type { Config } from "../config/schema.js";
 import type { Logger } from "../logger.js";
+import type { KeptExport } from "../roster/sources/last-pull.js";
 import type { HrisLookup } from "./enrich.js";
 import { loadHrisLookup } from "./hris-lookup.js";
 
@@ -28,8 +29,9 @@ function fileVersion(path: string): string | undefined {
 }
 
 /**
- * The HR fields of alert cards (department, title, manager, employee id), from the HRIS export:
- * read again whenever the file changed, by every poll pass and, while leading, by a watch every
+ * The HR fields of alert cards (department, title, manager, employee id), from the HRIS export
+ * (`roster.file`, or the last complete pull when `roster.source` pulls it): read again whenever the
+ * file changed, by every poll pass and, while leading, by a watch every
  * `HRIS_WATCH_MS` (webhook mode polls only every `backstopPollInterval`). A new version replaces
  * the lookup only once read in full, unchanged while it was read; a version that cannot be read
  * keeps the last good lookup, with one warning per version.
@@ -43,6 +45,8 @@ export class HrisSource {
   constructor(
     private readonly roster: Config["roster"],
     private readonly logger: Logger,
+    /** Where the last complete pull is, when the roster is pulled (`lastPulledExport`); else `roster.file` is read. */
+    private readonly pulled?: () => Promise<KeptExport | undefined>,
   ) {}
 
   /** The lookup of the last export read in full (undefined before the first, or without a roster file). */
@@ -79,13 +83,15 @@ export class HrisSource {
   }
 
   private async readIfChanged(now: Date): Promise<void> {
-    const file = this.roster.enabled ? this.roster.file : undefined;
+    if (!this.roster.enabled) return;
+    const kept = this.pulled ? await this.pulled() : undefined;
+    const file = this.pulled ? kept?.file : this.roster.file;
     if (!file) return;
     const version = fileVersion(file) ?? "missing";
     if (version === this.seen) return;
     const before = this.lookup;
     try {
-      const lookup = await loadHrisLookup(this.roster, now);
+      const lookup = await loadHrisLookup(this.roster, now, kept);
       // Changed while it was read: maybe half written. Read again next time; keep the old one meanwhile.
       if ((fileVersion(file) ?? "missing") !== version) return;
       this.lookup = lookup;

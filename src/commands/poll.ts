@@ -3,16 +3,21 @@ import { loadHrisLookup } from "../alerts/hris-lookup.js";
 import type { PollReport } from "../alerts/poll-changes.js";
 import { openRuntime } from "../app/runtime.js";
 import { loadConfig } from "../config/load-config.js";
+import type { Config } from "../config/schema.js";
 import { EXIT_OK, EXIT_PARTIAL, EXIT_RUNTIME, type ExitCode, UsageError } from "../errors.js";
 import type { Logger } from "../logger.js";
+import { lastPulledExport } from "../roster/sources/last-pull.js";
 import { renderSlackMessage } from "../slack/render-slack-message.js";
 import { CONFIG_FLAG, type CommandIO, parseCommandFlags, writeLine } from "./command-io.js";
 
 const FLAGS = { ...CONFIG_FLAG, once: { type: "boolean" }, "dry-run": { type: "boolean" } } as const;
 
-async function hrisOrNothing(config: Parameters<typeof loadHrisLookup>[0], logger: Logger) {
+/** The HR fields from `roster.file`, or from the last complete pull when the roster is pulled. */
+async function hrisOrNothing(config: Config, logger: Logger) {
   try {
-    return await loadHrisLookup(config, new Date());
+    if (config.roster.source.type === "file") return await loadHrisLookup(config.roster, new Date());
+    const pulled = await lastPulledExport(config);
+    return pulled === undefined ? undefined : await loadHrisLookup(config.roster, new Date(), pulled);
   } catch (error) {
     logger.warn({ err: error }, "HRIS roster unreadable: alerts go out without HRIS department and manager");
     return undefined;
@@ -78,7 +83,7 @@ export async function run(io: CommandIO): Promise<ExitCode> {
       client: runtime.client,
       delivery: runtime.delivery,
       logger: runtime.logger,
-      hris: await hrisOrNothing(config.roster, runtime.logger),
+      hris: await hrisOrNothing(config, runtime.logger),
     });
     const report = await pipeline.poll({ now: new Date(), dryRun, signal: io.signal });
     if (dryRun) {

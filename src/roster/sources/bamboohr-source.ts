@@ -1,11 +1,15 @@
-import { once } from "node:events";
-import { createWriteStream, type WriteStream } from "node:fs";
 import { writeFile } from "node:fs/promises";
-import { z } from "zod";
 import { RosterPullError, RosterSourceAuthError } from "../../errors.js";
 import { bamboohrPreset } from "../presets/bamboohr.js";
+import {
+  datasetFieldsPage,
+  EmployeesWriter,
+  parseJson,
+  readDataPage,
+  readReport,
+  STATUS_FIELDS,
+} from "./bamboohr-pages.js";
 import { type HttpAnswer, type HttpPullOptions, httpRequest } from "./http-pull.js";
-import { jsonObject } from "./json-object.js";
 import type { PullStore } from "./pull-store.js";
 import type { PulledExport, RosterSource } from "./roster-source.js";
 import type { SourceConfig, SourceSecrets } from "./source-secrets.js";
@@ -26,8 +30,7 @@ const MAX_PAGES = 10_000;
 const DATASET_REFUSALS = [400, 403, 404, 422] as const;
 const REPORT_TITLE = "retention-sync roster";
 
-/** Both statuses, always: a person has left if either says so, and is in scope by the employment status. */
-export const STATUS_FIELDS = ["status", "employmentHistoryStatus"] as const;
+export { STATUS_FIELDS };
 
 /** The LinkedIn fields the bamboohr preset reads (their API names, not the CSV labels). */
 export const PROFILE_URL_FIELDS: readonly string[] = (bamboohrPreset.fields.profileUrl ?? []).filter((name) =>
@@ -53,109 +56,12 @@ export function requestedFields(extra: readonly string[]): string[] {
   return [...new Set([...PROFILE_URL_FIELDS, ...PERSON_FIELDS, ...STATUS_FIELDS, ...extra])];
 }
 
-const datasetFieldsPage = z.object({
-  fields: z.array(z.object({ name: z.string() }).passthrough()),
-  pagination: z
-    .object({
-      current_page: z.coerce.number().optional(),
-      total_pages: z.coerce.number().optional(),
-      next_page: z.string().nullish(),
-    })
-    .passthrough()
-    .nullish(),
-});
-
-const datasetDataPage = z.object({
-  data: z.array(jsonObject),
-  links: z.object({ next: z.string().nullish() }).passthrough().nullish(),
-  meta: z
-    .object({ page: z.coerce.number().optional(), totalPages: z.coerce.number().optional() })
-    .passthrough()
-    .nullish(),
-});
-
-const customReport = z.object({
-  title: z.string().nullish(),
-  fields: z.array(z.object({ id: z.coerce.string() }).passthrough()),
-  employees: z.array(jsonObject),
-});
-
 /** Why the dataset could not serve the pull: the custom report is asked instead. */
 class DatasetUnavailable {
   constructor(readonly reason: string) {}
 }
 
 type Facts = Record<string, string | number | boolean>;
-
-function parseJson<T>(text: string, schema: z.ZodType<T>, what: string): T {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw new RosterPullError(SOURCE, `${what} is not whole JSON (${(error as Error).message}); nothing was read`);
-  }
-  const parsed = schema.safeParse(value);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const where = issue?.path.length ? issue.path.join(".") : "the document";
-    throw new RosterPullError(
-      SOURCE,
-      `${what} is not in the documented shape (${where}: ${issue?.message ?? "unexpected"}); nothing was read`,
-    );
-  }
-  return parsed.data;
-}
-
-/** A row of the datasets API: its values under `fields`, or (unwrapped) the row itself. */
-function rowFields(row: Readonly<Record<string, unknown>>): Record<string, unknown> {
-  const inner = row.fields;
-  return inner !== null && typeof inner === "object" && !Array.isArray(inner)
-    ? (inner as Record<string, unknown>)
-    : { ...row };
-}
-
-/** The rows written one after the other into `{"employees": [...]}`, the custom report's own shape. */
-class EmployeesWriter {
-  private readonly out: WriteStream;
-  private failure: Error | undefined;
-  private count = 0;
-
-  constructor(path: string) {
-    this.out = createWriteStream(path, { flags: "w", mode: 0o600 });
-    this.out.on("error", (error) => {
-      this.failure = error;
-    });
-    this.out.write('{"employees":[');
-  }
-
-  get records(): number {
-    return this.count;
-  }
-
-  /** A page's rows in one write: a write per row costs more CPU than the rows themselves. */
-  async add(records: ReadonlyArray<Readonly<Record<string, unknown>>>): Promise<void> {
-    if (this.failure) throw this.failure;
-    if (records.length === 0) return;
-    const text = `${this.count === 0 ? "\n" : ",\n"}${records.map((record) => JSON.stringify(record)).join(",\n")}`;
-    this.count += records.length;
-    if (!this.out.write(text)) await once(this.out, "drain");
-  }
-
-  async finish(): Promise<void> {
-    this.out.end("\n]}\n");
-    await this.closed();
-    if (this.failure) throw this.failure;
-  }
-
-  async abandon(): Promise<void> {
-    if (!this.out.writableEnded) this.out.end();
-    await this.closed();
-  }
-
-  private async closed(): Promise<void> {
-    if (!this.out.closed) await once(this.out, "close");
-  }
-}
 
 /**
  * BambooHR's API, with the API key of a BambooHR user (Basic auth, the key as user name and `x` as
@@ -172,8 +78,9 @@ class EmployeesWriter {
  *    the dataset lacks `status`, `employmentHistoryStatus`, a field named in `fields` or any
  *    LinkedIn field, or its rows come without both statuses.
  *
- * The export is one JSON document, `{"employees": [...]}` with the custom report's keys, that the
- * bamboohr preset reads. A 401 anywhere, or a 403 from the custom report, is a refused credential
+ * The export is one JSON document, `{"employees": [...]}` with the custom report's keys (the people
+ * as BambooHR sent them, a dataset row's values taken out of its `fields`), that the bamboohr
+ * preset reads. A 401 anywhere, or a 403 from the custom report, is a refused credential
  * (exit 2); so is a report that comes back without either status field (BambooHR leaves out, with
  * no error, the fields the key's user may not see). Anything else that does not end in every page
  * read whole fails the pull (exit 1) and nothing is reconciled.
@@ -292,7 +199,7 @@ export class BambooHrSource implements RosterSource {
         const answer = await httpRequest(
           this.url(path),
           { ...headers, "content-type": "application/json" },
-          "text",
+          "bytes",
           options,
           {
             method: "POST",
@@ -311,21 +218,13 @@ export class BambooHrSource implements RosterSource {
             `the employee dataset's pages add up to more than ${this.config.maxBytes} bytes (roster.source.maxBytes); nothing was read`,
           );
         }
-        const body = parseJson(answer.text, datasetDataPage, `page ${page} of the employee dataset`);
-        const rows: Array<Readonly<Record<string, unknown>>> = [];
-        for (const row of body.data) {
-          const record = rowFields(row);
-          const without = STATUS_FIELDS.filter((name) => !Object.hasOwn(record, name));
-          if (without.length > 0) {
-            await writer.abandon();
-            return new DatasetUnavailable(
-              `the employee dataset's rows come without ${without.join(", ")} (page ${page})`,
-            );
-          }
-          rows.push(record);
+        const read = readDataPage(answer.body, page);
+        if ("unavailable" in read) {
+          await writer.abandon();
+          return new DatasetUnavailable(read.unavailable);
         }
-        await writer.add(rows);
-        const next = body.links?.next;
+        await writer.add(read.rows);
+        const next = read.next;
         if (next === undefined || next === null || next === "") {
           await writer.finish();
           return {
@@ -333,7 +232,7 @@ export class BambooHrSource implements RosterSource {
             facts: { endpoint: "employee dataset (v2)", pages: page, records: writer.records, bytes },
           };
         }
-        if (body.data.length === 0) {
+        if (read.rows.count === 0) {
           throw new RosterPullError(
             SOURCE,
             `page ${page} of the employee dataset has no rows but links to a next page; the pull stops rather than loop`,
@@ -357,20 +256,14 @@ export class BambooHrSource implements RosterSource {
     const answer = await httpRequest(
       this.url(path),
       { ...headers, "content-type": "application/json" },
-      "text",
+      "bytes",
       options,
       {
         method: "POST",
         body: JSON.stringify({ title: REPORT_TITLE, fields: requestedFields(this.config.fields) }),
       },
     );
-    const report = parseJson(answer.text, customReport, "the custom report");
-    // Each person carries one key per field BambooHR returned; with nobody in the report, its
-    // field list says which came back.
-    const listed = new Set(report.fields.map((field) => field.id));
-    const absent = STATUS_FIELDS.filter((name) =>
-      report.employees.length > 0 ? report.employees.some((person) => !Object.hasOwn(person, name)) : !listed.has(name),
-    );
+    const { people, absent } = readReport(answer.body);
     if (absent.length > 0) {
       throw new RosterSourceAuthError(
         SOURCE,
@@ -378,10 +271,11 @@ export class BambooHrSource implements RosterSource {
           "Give that user access to Status and Employment Status (and the LinkedIn field); nothing was read",
       );
     }
-    await writeFile(temporary, answer.text, { flag: "w", mode: 0o600 });
+    // The report is the export as it came: its bytes are written, never parsed and written again.
+    await writeFile(temporary, answer.body, { flag: "w", mode: 0o600 });
     return {
       origin: this.shown(path),
-      facts: { endpoint: "custom report", pages: 1, records: report.employees.length, bytes: answer.bytes },
+      facts: { endpoint: "custom report", pages: 1, records: people.count, bytes: answer.bytes },
     };
   }
 }

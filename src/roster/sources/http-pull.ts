@@ -4,7 +4,7 @@ import { type Dispatcher, request } from "undici";
 import { parseRetryAfter } from "../../api/retry-after.js";
 import { USER_AGENT } from "../../api/transport.js";
 import { RosterPullError, RosterSourceAuthError } from "../../errors.js";
-import { ResponseTooLarge, readCapped } from "../../read-capped.js";
+import { ResponseTooLarge, readCapped, readCappedBytes } from "../../read-capped.js";
 import { sleepUnlessAborted } from "../../timers.js";
 
 /**
@@ -47,13 +47,23 @@ export interface HttpCall {
 export interface HttpAnswer {
   readonly status: number;
   readonly headers: Readonly<Record<string, string | undefined>>;
-  /** The body as text (`into: "text"`), or the bytes written to the file (`into: { file }`). */
+  /** The body as text (`into: "text"`; "" otherwise). */
   readonly text: string;
+  /** The body undecoded (`into: "bytes"`; empty otherwise). */
+  readonly body: Buffer;
+  /** The body's length, or the bytes written to the file (`into: { file }`). */
   readonly bytes: number;
   /** The URL that answered, after same-origin redirects. */
   readonly url: string;
 }
 
+/**
+ * Where the body goes: decoded to text, kept as bytes (a page sliced rather than parsed whole), or
+ * streamed into a file.
+ */
+export type PullInto = "text" | "bytes" | { readonly file: string };
+
+const NO_BYTES = Buffer.alloc(0);
 const DEFAULT_ATTEMPTS = 4;
 const DEFAULT_MAX_RETRY_WAIT_MS = 120_000;
 const MAX_REDIRECTS = 5;
@@ -122,7 +132,7 @@ async function bodyToFile(body: Dispatcher.ResponseData["body"], path: string, l
 async function requestOnce(
   start: URL,
   headers: Readonly<Record<string, string>>,
-  into: "text" | { readonly file: string },
+  into: PullInto,
   options: HttpPullOptions,
   call: HttpCall,
 ): Promise<HttpAnswer> {
@@ -169,7 +179,14 @@ async function requestOnce(
     }
     if (call.answerStatuses?.includes(status)) {
       const text = await readCapped(response.body, ANSWERED_BODY_BYTES).catch(() => "");
-      return { status, headers: answerHeaders, text, bytes: Buffer.byteLength(text), url: url.toString() };
+      return {
+        status,
+        headers: answerHeaders,
+        text,
+        body: NO_BYTES,
+        bytes: Buffer.byteLength(text),
+        url: url.toString(),
+      };
     }
     if (status === 401 || status === 403) {
       response.body.resume();
@@ -194,9 +211,12 @@ async function requestOnce(
       );
     }
     try {
-      if (into === "text") {
-        const text = status === 304 ? "" : await readCapped(response.body, options.maxBytes);
-        return { status, headers: answerHeaders, text, bytes: Buffer.byteLength(text), url: url.toString() };
+      if (into === "text" || into === "bytes") {
+        const bytes = status === 304 ? NO_BYTES : await readCappedBytes(response.body, options.maxBytes);
+        if (status === 304) response.body.resume();
+        const text = into === "text" ? bytes.toString("utf8") : "";
+        const body = into === "bytes" ? bytes : NO_BYTES;
+        return { status, headers: answerHeaders, text, body, bytes: bytes.length, url: url.toString() };
       }
       const bytes = status === 304 ? 0 : await bodyToFile(response.body, into.file, options.maxBytes);
       if (status === 304) response.body.resume();
@@ -207,7 +227,7 @@ async function requestOnce(
           undefined,
         );
       }
-      return { status, headers: answerHeaders, text: "", bytes, url: url.toString() };
+      return { status, headers: answerHeaders, text: "", body: NO_BYTES, bytes, url: url.toString() };
     } catch (error) {
       if (error instanceof ResponseTooLarge) {
         throw new RosterPullError(
@@ -226,7 +246,7 @@ async function requestOnce(
 export function httpGet(
   url: string,
   headers: Readonly<Record<string, string>>,
-  into: "text" | { readonly file: string },
+  into: PullInto,
   options: HttpPullOptions,
 ): Promise<HttpAnswer> {
   return httpRequest(url, headers, into, options, {});
@@ -236,7 +256,7 @@ export function httpGet(
 export async function httpRequest(
   url: string,
   headers: Readonly<Record<string, string>>,
-  into: "text" | { readonly file: string },
+  into: PullInto,
   options: HttpPullOptions,
   call: HttpCall,
 ): Promise<HttpAnswer> {

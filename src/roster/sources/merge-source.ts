@@ -2,7 +2,7 @@ import { open } from "node:fs/promises";
 import { z } from "zod";
 import { RosterPullError, RosterSourceAuthError } from "../../errors.js";
 import { type HttpPullOptions, httpGet } from "./http-pull.js";
-import { jsonObject } from "./json-object.js";
+import { PageEnvelopeError, type PageList, readPageEnvelope } from "./page-envelope.js";
 import type { PullStore } from "./pull-store.js";
 import type { PulledExport, RosterSource } from "./roster-source.js";
 import type { SourceConfig, SourceSecrets } from "./source-secrets.js";
@@ -28,14 +28,19 @@ const FILE = "merge.json";
 
 /**
  * One page of `GET /api/hris/v1/employees`: `{ next, previous, results }` (Merge's
- * `PaginatedEmployeeList`). `next` is the cursor of the following page, null (or empty) on the
- * last; `results` may be null on an empty list. The people are kept as they come.
+ * `PaginatedEmployeeList`), its members but `results`. `next` is the cursor of the following page,
+ * null (or empty) on the last; `results` (a list of objects, or null on an empty list) is read by
+ * readPageEnvelope and its people kept as they come, byte for byte.
  */
 const pageSchema = z.object({
   next: z.string().nullable().optional(),
   previous: z.string().nullable().optional(),
-  results: z.array(jsonObject).nullable(),
 });
+
+interface MergePage {
+  readonly next: string | null | undefined;
+  readonly results: PageList | null;
+}
 
 /**
  * The API's origin and any path before `/api` (a proxy's prefix), without a trailing slash: both
@@ -87,8 +92,8 @@ export class MergeSource implements RosterSource {
       const out = await open(temporary, "w", 0o600);
       let facts: { pages: number; records: number; bytes: number };
       try {
-        facts = await this.readPages(first, headers, options, async (text) => {
-          await out.write(text);
+        facts = await this.readPages(first, headers, options, async (parts) => {
+          await out.writev(parts);
         });
       } finally {
         await out.close();
@@ -106,7 +111,7 @@ export class MergeSource implements RosterSource {
     first: URL,
     headers: Readonly<Record<string, string>>,
     options: HttpPullOptions,
-    write: (text: string) => Promise<void>,
+    write: (parts: Buffer[]) => Promise<void>,
   ): Promise<{ pages: number; records: number; bytes: number }> {
     const origin = `${first.origin}${first.pathname}`;
     const cursors = new Set<string>();
@@ -114,17 +119,17 @@ export class MergeSource implements RosterSource {
     let pages = 0;
     let records = 0;
     let written = 0;
-    const emit = async (text: string) => {
-      written += Buffer.byteLength(text);
+    const emit = async (...parts: Buffer[]) => {
+      for (const part of parts) written += part.length;
       if (written > this.config.maxBytes) {
         throw new RosterPullError(
           "merge",
           `${origin}: the employee list is longer than ${this.config.maxBytes} bytes (roster.source.maxBytes); nothing was read`,
         );
       }
-      await write(text);
+      await write(parts);
     };
-    await emit('{"results":[');
+    await emit(Buffer.from('{"results":['));
     for (;;) {
       if (options.signal?.aborted) {
         throw new RosterPullError("merge", `${origin}: stopped after ${pages} pages; nothing was read`);
@@ -132,15 +137,14 @@ export class MergeSource implements RosterSource {
       if (pages === MAX_PAGES) {
         throw new RosterPullError("merge", `${origin}: more than ${MAX_PAGES} pages; nothing was read`);
       }
-      const answer = await httpGet(url.toString(), headers, "text", options);
+      const answer = await httpGet(url.toString(), headers, "bytes", options);
       pages += 1;
-      const page = parsePage(answer.text, origin, pages);
-      const people = page.results ?? [];
-      // One write per page, not per person: 100,000 small awaited writes cost seconds of CPU.
-      if (people.length > 0) {
-        const text = people.map((person) => JSON.stringify(person)).join(",\n");
-        await emit(`${records === 0 ? "" : ","}\n${text}`);
-        records += people.length;
+      const page = readPage(answer.body, origin, pages);
+      // The page's people as they came, in one write per page: parsing them to write them out
+      // again cost more than reading the export afterwards.
+      if (page.results !== null && page.results.count > 0) {
+        await emit(records === 0 ? NEWLINE : COMMA_NEWLINE, page.results.inner);
+        records += page.results.count;
       }
       const next = page.next ?? "";
       if (next === "") break;
@@ -155,7 +159,7 @@ export class MergeSource implements RosterSource {
       url = new URL(first);
       url.searchParams.set("cursor", next);
     }
-    await emit("\n]}\n");
+    await emit(Buffer.from("\n]}\n"));
     return { pages, records, bytes: written };
   }
 
@@ -177,25 +181,30 @@ export class MergeSource implements RosterSource {
   }
 }
 
-/** One page's JSON as Merge's paginated list, or the pull fails naming the page. */
-function parsePage(text: string, origin: string, number: number): z.infer<typeof pageSchema> {
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (error) {
-    throw new RosterPullError(
+const NEWLINE = Buffer.from("\n");
+const COMMA_NEWLINE = Buffer.from(",\n");
+
+/** One page as Merge's paginated list, or the pull fails naming the page. */
+function readPage(body: Buffer, origin: string, number: number): MergePage {
+  const notList = (why: string) =>
+    new RosterPullError(
       "merge",
-      `${origin}: page ${number} is not JSON (${(error as Error).message}); nothing was read`,
+      `${origin}: page ${number} is not Merge's employee list ({next, previous, results}): ${why}; nothing was read`,
     );
+  let read: ReturnType<typeof readPageEnvelope>;
+  try {
+    read = readPageEnvelope(body, "results");
+  } catch (error) {
+    if (!(error instanceof PageEnvelopeError)) throw error;
+    if (error.problem === "shape") throw notList(error.message);
+    throw new RosterPullError("merge", `${origin}: page ${number} is not JSON (${error.message}); nothing was read`);
   }
-  const page = pageSchema.safeParse(json);
+  if (read.list === undefined) throw notList("it has no results");
+  const page = pageSchema.safeParse(read.members);
   if (!page.success) {
     const issue = page.error.issues[0];
     const where = issue && issue.path.length > 0 ? ` at ${issue.path.join(".")}` : "";
-    throw new RosterPullError(
-      "merge",
-      `${origin}: page ${number} is not Merge's employee list ({next, previous, results}): ${issue?.message ?? "unexpected shape"}${where}; nothing was read`,
-    );
+    throw notList(`${issue?.message ?? "unexpected shape"}${where}`);
   }
-  return page.data;
+  return { next: page.data.next, results: read.list };
 }

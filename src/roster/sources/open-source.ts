@@ -24,7 +24,7 @@ export interface SourceContext {
  * on its volume; with Postgres state, in the temporary folder (a replica that takes over pulls
  * again without validators).
  */
-export function pullDirFor(config: Config): string {
+export function pullDirFor(config: Pick<Config, "state">): string {
   if (config.state.url) return join(tmpdir(), "retention-sync-roster-pulls");
   return join(dirname(resolve(config.state.path)), "roster-pulls");
 }
