@@ -21,12 +21,7 @@ import {
 import { type DaemonDeps, type RunningDaemon, startDaemon } from "../daemon/run-daemon.js";
 import { RosterPullError, RosterSourceAuthError } from "../errors.js";
 import { interactivitySettings } from "../interactive/interactive-settings.js";
-import { createInteractivity, type Interactivity } from "../interactive/start-interactivity.js";
-import { canWrite, READ_ONLY_FIX } from "../roster/key-scopes.js";
-import { postReconcileReport } from "../roster/post-report.js";
-import { hasInterruptedReconcile } from "../roster/reconcile-journal.js";
-import { reconcileOnce } from "../roster/reconcile-once.js";
-import { rosterOrigin, rosterPuller } from "../roster/sources/roster-puller.js";
+import type { createInteractivity, Interactivity } from "../interactive/start-interactivity.js";
 import { createShutdownController } from "../timers.js";
 import { openRuntime } from "./runtime.js";
 
@@ -114,21 +109,28 @@ export async function startConfiguredDaemon(
     }
 
     const reconcileLogger = logger.child({ component: "reconcile" });
+    // Only what the config uses is loaded (dynamic imports below): the roster code, with its
+    // readers, presets and pull sources, when reconciliation is on; the buttons' code (with Socket
+    // Mode's client) when interactivity is. What a daemon loads and never runs costs every
+    // replica memory and start time.
+    const puller = config.roster.enabled ? await import("../roster/sources/roster-puller.js") : undefined;
     // A pull source (roster.source) wins over roster.file: each run pulls the export first.
-    const pullExport = config.roster.enabled ? rosterPuller(config, io.env, reconcileLogger, metrics) : undefined;
+    const pullExport = puller?.rosterPuller(config, io.env, reconcileLogger, metrics);
     const rosterFile = config.roster.enabled && pullExport === undefined ? config.roster.file : undefined;
-    const rosterFrom = pullExport ? rosterOrigin(config) : rosterFile && `roster file ${rosterFile}`;
+    const rosterFrom = pullExport && puller ? puller.rosterOrigin(config) : rosterFile && `roster file ${rosterFile}`;
+    const rosterCode = rosterFrom ? await import("./roster-wiring.js") : undefined;
     // A reconcile cut short by a crash (or by a leader's failover) is finished when the lead
     // begins, not left half-applied until the schedule.
     const runOnStart = async () => {
       if (config.roster.runOnStart) return true;
-      const resume = await hasInterruptedReconcile(shared);
+      const resume = (await rosterCode?.hasInterruptedReconcile(shared)) === true;
       if (resume) {
         logger.warn("the last reconcile was interrupted (crash or stop); finishing it now instead of at the schedule");
       }
       return resume;
     };
-    if (rosterFrom) {
+    if (rosterFrom && rosterCode) {
+      const { canWrite, READ_ONLY_FIX } = rosterCode;
       // Scopes first: a read-only key is said at start, not at the first scheduled reconcile. In the
       // background: a slow or unreachable service must not hold up the ops server.
       void runtime.client
@@ -148,12 +150,13 @@ export async function startConfiguredDaemon(
     }
     // When the last run read a complete export (from the daemon's start until the first run).
     let lastCompletePull = Date.now();
-    const reconcile: DaemonDeps["reconcile"] = rosterFrom
+    const reconcile: DaemonDeps["reconcile"] = rosterCode
       ? {
           schedule: config.roster.schedule,
           timezone: config.roster.timezone,
           runOnStart,
           async run(signal) {
+            const { reconcileOnce, postReconcileReport } = rosterCode;
             const report = await reconcileOnce(
               {
                 config,
@@ -196,7 +199,7 @@ export async function startConfiguredDaemon(
 
     const interactivity =
       slack && runtime.slack && interactive.mode !== "off"
-        ? createInteractivity({
+        ? (await import("../interactive/start-interactivity.js")).createInteractivity({
             settings: interactive,
             store,
             slack: runtime.slack,
