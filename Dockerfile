@@ -36,11 +36,8 @@ RUN npm run build && npm prune --omit=dev && rm -rf node_modules/@retention-sync
 
 # --- runtime stage: production dependencies and the daemon's dist/ only, non-root -------------
 FROM node:24-slim@sha256:d6aa754f16b3197301076f047b5def2f02ea1dbbc2ca920407d46d7ec7f87b20
-# NODE_COMPILE_CACHE: Node keeps the compiled modules in the state volume, so a restarted or
-# re-created container compiles none of them again (a shorter start to ready); no effect on Node 20.
 ENV NODE_ENV=production \
     RETENTION_SYNC_STATE=/var/lib/retention-sync/state.sqlite \
-    NODE_COMPILE_CACHE=/var/lib/retention-sync/node-compile-cache \
     OPS_PORT=9400
 WORKDIR /app
 COPY --from=build /app/package.json ./package.json

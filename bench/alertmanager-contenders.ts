@@ -187,8 +187,6 @@ export async function retentionSyncContender(input: {
           RETENTION_API_KEY: world.emu.readKey,
           SLACK_BOT_TOKEN: world.slack.token,
           RETENTION_WEBHOOK_SECRETS: secret,
-          // As the image sets it: Node's compile cache in the state folder.
-          NODE_COMPILE_CACHE: join(stateDir, "node-compile-cache"),
         },
         cwd: input.dir,
         logFile: join(input.dir, "retention-sync-am.log"),

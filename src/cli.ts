@@ -3,7 +3,6 @@ import { realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import type { CommandIO, CommandModule } from "./commands/command-io.js";
-import { enableCompileCache } from "./compile-cache.js";
 import { CONFIG_FILE_ENV, ENV_OVERRIDES } from "./config/env-overrides.js";
 import {
   EXIT_OK,
@@ -233,8 +232,6 @@ function isEntryPoint(): boolean {
 }
 
 if (isEntryPoint()) {
-  // Before the command's modules load (they are imported lazily by main).
-  enableCompileCache();
   const controller = new AbortController();
   // First signal: ask the command to stop (the daemon checkpoints and exits within its grace
   // period). A second signal exits at once.
