@@ -1,3 +1,5 @@
+import type { AlertmanagerRun } from "./alertmanager.js";
+import { alertmanagerTable } from "./alertmanager-table.js";
 import type { AlertsRun } from "./alerts-scenario.js";
 import type { DaemonRssRun } from "./daemon-rss.js";
 import type { GrowthRun } from "./growth.js";
@@ -33,6 +35,8 @@ export interface BenchResults {
     rss: { durationS: number; rows: number; sampleEveryS: number; warmupS: number; pollIntervalS: number };
     /** `--pull-size`, `--pull-runs`. */
     pull: { size: number; runs: number };
+    /** The `--am-*` options of the Alertmanager section. */
+    alertmanager: { idleSeconds: number; starts: number; singles: number; burst: number; killAfter: number };
     /** `--state`: the engines the poll-path, webhook-paced and store-ops sections ran on. */
     state: StateEngine[];
   };
@@ -58,6 +62,8 @@ export interface BenchResults {
   readonly rss?: DaemonRssRun;
   /** The pull section: pull + read + diff + plan per HTTP source against its fake, and the CSV file. */
   readonly pull?: PullRun;
+  /** Alertmanager and `retention-sync run` side by side. */
+  readonly alertmanager?: AlertmanagerRun;
   /** 1-minute load average before and after a section (other processes share the cores). */
   readonly sectionLoad: Readonly<Record<string, { before: number; after: number }>>;
   readonly totalMs: number;
@@ -236,6 +242,7 @@ export function printReport(r: BenchResults, out: NodeJS.WritableStream): void {
   }
   printStateTables(r, parts);
   if (r.pull) parts.push(pullTable(r.pull, loadNote(r, "pull")));
+  if (r.alertmanager) parts.push(alertmanagerTable(r.alertmanager));
   parts.push(`total ${sec(r.totalMs)}\n`);
   out.write(parts.join("\n"));
 }

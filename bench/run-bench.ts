@@ -6,6 +6,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs, promisify } from "node:util";
 import { startEmulator } from "@retention-sync/emulator";
 import { RetentionClient } from "../src/api/client.js";
+import { type AlertmanagerRun, runAlertmanager } from "./alertmanager.js";
 import { type AlertsRun, runAlerts } from "./alerts-scenario.js";
 import { type BenchResults, printReport } from "./bench-table.js";
 import { type DaemonRssRun, runDaemonRss } from "./daemon-rss.js";
@@ -120,6 +121,8 @@ const SECTIONS = {
   growth: "simulated days of alerts through the real store, clock advanced, swept as the daemon does (child process)",
   rss: "RSS of `retention-sync run` with a large HRIS file, polling every 10 s, sampled from /proc",
   pull: "pull + read + diff + plan from each HRIS fake (https, bamboohr, merge) vs the CSV file (child process, one core)",
+  alertmanager:
+    "Prometheus Alertmanager and `retention-sync run` side by side, one fake Slack: idle, start to ready, one event, burst, SIGKILL",
 } as const;
 type Section = keyof typeof SECTIONS;
 /** The sections that take `--state`: the others always use a SQLite file. */
@@ -184,6 +187,11 @@ Growth:
   --growth-passes-per-day N   poll passes per day, alerts spread evenly (default 1000)
   --growth-retention LIST     runs as dedupe/sent days, e.g. 30/30,30/7 (default): alerts.dedupeRetention,
                               then how long sent marks and thread roots are kept (the daemon: the same)
+Alertmanager side by side (apt-get installs prometheus-alertmanager when missing; skipped when it cannot):
+  --am-idle-seconds N         idle sampling per product (default 60; 10 with --quick)
+  --am-starts N               spawn-to-ready runs per product, alternating; the median counts (default 5)
+  --am-singles N              single events, each waited for in Slack (default 200; 40 with --quick)
+  --am-burst N                burst size (default 2000), also the SIGKILL burst's; --am-kill-after N (default half)
 RSS:
   --rss-minutes N             how long (default 10), --rss-rows N (default 100000), --rss-sample-seconds N (30)
   --rss-warmup-seconds N      samples before this are left out of the flatness check (default 120)
@@ -272,6 +280,11 @@ async function main(): Promise<void> {
       "rss-changes-per-pass": { type: "string" },
       "pull-size": { type: "string" },
       "pull-runs": { type: "string" },
+      "am-idle-seconds": { type: "string" },
+      "am-starts": { type: "string" },
+      "am-singles": { type: "string" },
+      "am-burst": { type: "string" },
+      "am-kill-after": { type: "string" },
     },
   });
   if (values.help) {
@@ -335,6 +348,19 @@ async function main(): Promise<void> {
   const pull = {
     size: positiveInt(values["pull-size"], "--pull-size", quick ? 10_000 : 100_000, 100),
     runs: positiveInt(values["pull-runs"], "--pull-runs", quick ? 1 : 5),
+  };
+  const amBurst = positiveInt(values["am-burst"], "--am-burst", 2_000, 2);
+  const alertmanager = {
+    idleSeconds: positiveInt(values["am-idle-seconds"], "--am-idle-seconds", quick ? 10 : 60),
+    starts: positiveInt(values["am-starts"], "--am-starts", quick ? 3 : 5),
+    singles: positiveInt(values["am-singles"], "--am-singles", quick ? 40 : 200),
+    // Two channels in turn, each paced at 10 posts a second (bursts of 10): 110 ms apart keeps every
+    // post within the pace, so the figure is the daemon's, not the pacer's.
+    singleSpacingMs: 110,
+    burst: amBurst,
+    concurrency: 16,
+    killBurst: amBurst,
+    killAfter: positiveInt(values["am-kill-after"], "--am-kill-after", Math.floor(amBurst / 2)),
   };
   const started = performance.now();
   const startedAt = new Date().toISOString();
@@ -475,6 +501,10 @@ async function main(): Promise<void> {
         runPull({ dir, billingFile, shape: standardShape(pull.size), runs: pull.runs, log }),
       );
     }
+    let alertmanagerRun: AlertmanagerRun | undefined;
+    if (runs("alertmanager")) {
+      alertmanagerRun = await withLoad("alertmanager", () => runAlertmanager({ dir, ...alertmanager, log }));
+    }
     const lastPaced = paced.at(-1);
     const results: BenchResults = {
       startedAt,
@@ -497,6 +527,7 @@ async function main(): Promise<void> {
         growth,
         rss,
         pull,
+        alertmanager,
         state: engines,
       },
       ...(postgresInfo
@@ -530,6 +561,7 @@ async function main(): Promise<void> {
       ...(growthRuns.length > 0 ? { growth: growthRuns } : {}),
       ...(rssRun ? { rss: rssRun } : {}),
       ...(pullRun ? { pull: pullRun } : {}),
+      ...(alertmanagerRun ? { alertmanager: alertmanagerRun } : {}),
       sectionLoad,
       totalMs: performance.now() - started,
     };

@@ -70,10 +70,10 @@ export interface WebhookPacedRun {
   readonly senderLoopDelayP99Ms: number;
 }
 
-const SLUG = /linkedin\.com\/in\/([a-z0-9-]+)/;
+export const SLUG = /linkedin\.com\/in\/([a-z0-9-]+)/;
 
 /** The people a posted message alerts about: one per single message, one per digest line. */
-function slugsOf(call: FakeSlackCall): string[] {
+export function slugsOf(call: FakeSlackCall): string[] {
   const blocks = Array.isArray(call.args.blocks)
     ? (call.args.blocks as Array<{ type?: string; text?: { text?: string } }>)
     : [];
@@ -87,7 +87,10 @@ function slugsOf(call: FakeSlackCall): string[] {
 }
 
 /** Raised vs posted, per person: how many alerts are missing from Slack and how many came twice or more. */
-function compare(expected: readonly string[], posted: readonly string[]): { missing: number; duplicated: number } {
+export function compare(
+  expected: readonly string[],
+  posted: readonly string[],
+): { missing: number; duplicated: number } {
   const counts = new Map<string, number>();
   for (const slug of expected) counts.set(slug, (counts.get(slug) ?? 0) + 1);
   for (const slug of posted) counts.set(slug, (counts.get(slug) ?? 0) - 1);
@@ -101,7 +104,7 @@ function compare(expected: readonly string[], posted: readonly string[]): { miss
 }
 
 /** A local endpoint the emulator delivers to: keeps each raw event body, answers 200 at once. */
-async function captureEndpoint(): Promise<{ url: string; bodies: string[]; close(): Promise<void> }> {
+export async function captureEndpoint(): Promise<{ url: string; bodies: string[]; close(): Promise<void> }> {
   const bodies: string[] = [];
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];

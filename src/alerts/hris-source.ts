@@ -3,7 +3,6 @@ import type { Config } from "../config/schema.js";
 import type { Logger } from "../logger.js";
 import type { KeptExport } from "../roster/sources/last-pull.js";
 import type { HrisLookup } from "./enrich.js";
-import { loadHrisLookup } from "./hris-lookup.js";
 
 /** A repeating timer: calls `tick` every `ms` until the returned function stops it. Tests drive their own. */
 export type Every = (ms: number, tick: () => Promise<void>) => () => void;
@@ -91,6 +90,8 @@ export class HrisSource {
     if (version === this.seen) return;
     const before = this.lookup;
     try {
+      // The roster readers and presets load with the first export read, not with the daemon.
+      const { loadHrisLookup } = await import("./hris-lookup.js");
       const lookup = await loadHrisLookup(this.roster, now, kept);
       // Changed while it was read: maybe half written. Read again next time; keep the old one meanwhile.
       if ((fileVersion(file) ?? "missing") !== version) return;

@@ -21,15 +21,9 @@ import {
 import { type DaemonDeps, type RunningDaemon, startDaemon } from "../daemon/run-daemon.js";
 import { RosterPullError, RosterSourceAuthError } from "../errors.js";
 import { interactivitySettings } from "../interactive/interactive-settings.js";
-import { createInteractivity, type Interactivity } from "../interactive/start-interactivity.js";
-import { canWrite, READ_ONLY_FIX } from "../roster/key-scopes.js";
-import { postReconcileReport } from "../roster/post-report.js";
-import { hasInterruptedReconcile } from "../roster/reconcile-journal.js";
-import { reconcileOnce } from "../roster/reconcile-once.js";
+import type { createInteractivity, Interactivity } from "../interactive/start-interactivity.js";
 import type { ReconcileReport } from "../roster/report.js";
-import { rosterOrigin, rosterPuller } from "../roster/sources/roster-puller.js";
 import { createShutdownController } from "../timers.js";
-import { oneAtATime, reconcileApprovals } from "./reconcile-approvals.js";
 import { openRuntime } from "./runtime.js";
 
 export interface ConfiguredDaemon {
@@ -116,21 +110,28 @@ export async function startConfiguredDaemon(
     }
 
     const reconcileLogger = logger.child({ component: "reconcile" });
+    // Only what the config uses is loaded (dynamic imports below): the roster code, with its
+    // readers, presets and pull sources, when reconciliation is on; the buttons' code (with Socket
+    // Mode's client) when interactivity is. What a daemon loads and never runs costs every
+    // replica memory and start time.
+    const puller = config.roster.enabled ? await import("../roster/sources/roster-puller.js") : undefined;
     // A pull source (roster.source) wins over roster.file: each run pulls the export first.
-    const pullExport = config.roster.enabled ? rosterPuller(config, io.env, reconcileLogger, metrics) : undefined;
+    const pullExport = puller?.rosterPuller(config, io.env, reconcileLogger, metrics);
     const rosterFile = config.roster.enabled && pullExport === undefined ? config.roster.file : undefined;
-    const rosterFrom = pullExport ? rosterOrigin(config) : rosterFile && `roster file ${rosterFile}`;
+    const rosterFrom = pullExport && puller ? puller.rosterOrigin(config) : rosterFile && `roster file ${rosterFile}`;
+    const rosterCode = rosterFrom ? await import("./roster-wiring.js") : undefined;
     // A reconcile cut short by a crash (or by a leader's failover) is finished when the lead
     // begins, not left half-applied until the schedule.
     const runOnStart = async () => {
       if (config.roster.runOnStart) return true;
-      const resume = await hasInterruptedReconcile(shared);
+      const resume = (await rosterCode?.hasInterruptedReconcile(shared)) === true;
       if (resume) {
         logger.warn("the last reconcile was interrupted (crash or stop); finishing it now instead of at the schedule");
       }
       return resume;
     };
-    if (rosterFrom) {
+    if (rosterFrom && rosterCode) {
+      const { canWrite, READ_ONLY_FIX } = rosterCode;
       // Scopes first: a read-only key is said at start, not at the first scheduled reconcile. In the
       // background: a slow or unreachable service must not hold up the ops server.
       void runtime.client
@@ -151,7 +152,7 @@ export async function startConfiguredDaemon(
     // When the last run read a complete export (from the daemon's start until the first run).
     let lastCompletePull = Date.now();
     // A scheduled run and the apply of a plan approved in Slack never overlap (one memory, one journal).
-    const exclusive = oneAtATime();
+    const exclusive = rosterCode?.oneAtATime();
     // A run held for a person keeps the plan they may approve, when its post can carry the buttons.
     const holdForApproval = slack && interactive.mode !== "off" && config.slack.opsChannel !== undefined;
     const reconcileDeps = {
@@ -162,31 +163,33 @@ export async function startConfiguredDaemon(
       ...(pullExport ? { pullExport } : {}),
     };
     const postReport = async (report: ReconcileReport) => {
-      if (slack && config.slack.opsChannel) {
-        await postReconcileReport(delivery, config.slack.opsChannel, report, reconcileLogger);
+      if (rosterCode && slack && config.slack.opsChannel) {
+        await rosterCode.postReconcileReport(delivery, config.slack.opsChannel, report, reconcileLogger);
       }
     };
-    const reconcile: DaemonDeps["reconcile"] = rosterFrom
-      ? {
-          schedule: config.roster.schedule,
-          timezone: config.roster.timezone,
-          runOnStart,
-          async run(signal) {
-            const options = { ...(rosterFile ? { file: rosterFile } : {}), signal, holdForApproval };
-            const report = await exclusive(() => reconcileOnce(reconcileDeps, options)).catch((error: unknown) => {
-              observeReconcileFailure(metrics, health, error);
-              if (error instanceof RosterPullError && !(error instanceof RosterSourceAuthError)) {
-                observePullFailure(metrics, health, error, lastCompletePull, config.roster.staleAfter, Date.now());
-              }
-              throw error;
-            });
-            lastCompletePull = Date.now();
-            // reconcileOnce logs the report itself; the daemon only counts it and posts it.
-            observeReconcile(metrics, report, health);
-            await postReport(report);
-          },
-        }
-      : undefined;
+    const reconcile: DaemonDeps["reconcile"] =
+      rosterCode && exclusive
+        ? {
+            schedule: config.roster.schedule,
+            timezone: config.roster.timezone,
+            runOnStart,
+            async run(signal) {
+              const { reconcileOnce } = rosterCode;
+              const options = { ...(rosterFile ? { file: rosterFile } : {}), signal, holdForApproval };
+              const report = await exclusive(() => reconcileOnce(reconcileDeps, options)).catch((error: unknown) => {
+                observeReconcileFailure(metrics, health, error);
+                if (error instanceof RosterPullError && !(error instanceof RosterSourceAuthError)) {
+                  observePullFailure(metrics, health, error, lastCompletePull, config.roster.staleAfter, Date.now());
+                }
+                throw error;
+              });
+              lastCompletePull = Date.now();
+              // reconcileOnce logs the report itself; the daemon only counts it and posts it.
+              observeReconcile(metrics, report, health);
+              await postReport(report);
+            },
+          }
+        : undefined;
     if (!rosterFrom) logger.info("no roster file configured (HRIS_ROSTER_FILE): roster reconciliation is off");
 
     // Replicas: events any replica accepted wait in the shared inbox; the leader looks every second
@@ -204,7 +207,7 @@ export async function startConfiguredDaemon(
 
     const interactivity =
       slack && runtime.slack && interactive.mode !== "off"
-        ? createInteractivity({
+        ? (await import("../interactive/start-interactivity.js")).createInteractivity({
             settings: interactive,
             store,
             slack: runtime.slack,
@@ -219,17 +222,18 @@ export async function startConfiguredDaemon(
             beforeApply: seams.beforeApplyPress,
             postsSettled: () => delivery?.sender?.postsSettled() ?? Promise.resolve(),
             leading: () => fence.epoch !== undefined || !replicas,
-            approvals: rosterFrom
-              ? reconcileApprovals({
-                  deps: reconcileDeps,
-                  file: rosterFile,
-                  signal: shutdown.signal,
-                  exclusive,
-                  post: postReport,
-                  onReport: (report) => observeReconcile(metrics, report, health),
-                  logger: reconcileLogger,
-                })
-              : undefined,
+            approvals:
+              rosterCode && exclusive
+                ? rosterCode.reconcileApprovals({
+                    deps: reconcileDeps,
+                    file: rosterFile,
+                    signal: shutdown.signal,
+                    exclusive,
+                    post: postReport,
+                    onReport: (report) => observeReconcile(metrics, report, health),
+                    logger: reconcileLogger,
+                  })
+                : undefined,
           })
         : undefined;
     if (interactive.mode !== "off" && !slack) {

@@ -3,6 +3,7 @@ import pg from "pg";
 import { FencedOutError, StoreError } from "../errors.js";
 import type { Logger } from "../logger.js";
 import { ADVISORY_CLASS, ensurePgSchema, LEADER_LOCK, STORE_TABLES } from "./postgres-schema.js";
+import { postgresUrlPassword, redactedPostgresUrl } from "./postgres-url.js";
 import type {
   DurableQueue,
   Fence,
@@ -19,31 +20,7 @@ import type {
   SweepReport,
 } from "./store-types.js";
 
-/** Whether a state location is a Postgres URL (else it is a SQLite file path). */
-export function isPostgresUrl(location: string): boolean {
-  return /^postgres(ql)?:\/\//i.test(location.trim());
-}
-
-/** The URL as logs may show it: user, host, port and database, never the password or the query. */
-export function redactedPostgresUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    const user = u.username ? `${decodeURIComponent(u.username)}@` : "";
-    return `${u.protocol}//${user}${u.host}${u.pathname}`;
-  } catch {
-    return "postgres://(unparseable URL)";
-  }
-}
-
-/** The password a Postgres URL carries, decoded (the logger scrubs it). */
-export function postgresUrlPassword(url: string): string | undefined {
-  try {
-    const password = new URL(url).password;
-    return password ? decodeURIComponent(password) : undefined;
-  } catch {
-    return undefined;
-  }
-}
+export { isPostgresUrl, postgresUrlPassword, redactedPostgresUrl } from "./postgres-url.js";
 
 /**
  * Settings of every session: the server notices a replica that vanished from the network within

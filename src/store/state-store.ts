@@ -1,9 +1,9 @@
 import type { Logger } from "../logger.js";
-import { isPostgresUrl, openPostgresStateStore } from "./postgres-state-store.js";
+import { isPostgresUrl } from "./postgres-url.js";
 import { openSqliteStateStore } from "./sqlite-state-store.js";
 import type { StateStore } from "./store-types.js";
 
-export { isPostgresUrl, postgresUrlPassword, redactedPostgresUrl } from "./postgres-state-store.js";
+export { isPostgresUrl, postgresUrlPassword, redactedPostgresUrl } from "./postgres-url.js";
 export type {
   DurableQueue,
   Fence,
@@ -34,6 +34,8 @@ export interface OpenStateStoreOptions {
  */
 export async function openStateStore(location: string, options: OpenStateStoreOptions = {}): Promise<StateStore> {
   if (isPostgresUrl(location)) {
+    // Loaded here, not at the top: the `pg` driver costs a SQLite daemon memory and start time.
+    const { openPostgresStateStore } = await import("./postgres-state-store.js");
     const { store, schema } = await openPostgresStateStore(location, {
       password: options.password,
       logger: options.logger,

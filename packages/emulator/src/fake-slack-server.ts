@@ -109,6 +109,8 @@ export interface FakeSlackOptions {
 export interface FakeSlack extends FakeSlackSocketMode, FakeSlackInteractivity {
   /** Web API base URL ending with `/api/`: pass it as `slackApiUrl` / SLACK_API_URL. */
   readonly url: string;
+  /** An incoming-webhook URL: posts to it are recorded as calls of method INCOMING_WEBHOOK. */
+  readonly incomingWebhookUrl: string;
   readonly token: string;
   readonly calls: FakeSlackCall[];
   /** name -> channel; mutate `isMember` or call `addChannel` to shape a test. */
@@ -127,6 +129,9 @@ export interface FakeSlack extends FakeSlackSocketMode, FakeSlackInteractivity {
   setFaults(faults: FakeSlackFaults | null): void;
   close(): Promise<void>;
 }
+
+/** The `method` of a call to an incoming webhook URL (`<origin>/services/...`, see `incomingWebhookUrl`). */
+export const INCOMING_WEBHOOK = "incoming-webhook";
 
 const DEFAULT_CHANNELS = ["general", "hr-alerts", "retention-ops", "poaching-alerts"];
 const MAX_TEXT = 40_000;
@@ -409,6 +414,19 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
       res.end(JSON.stringify(responseUrlAnswer.body));
       return;
     }
+    // An incoming webhook (`https://hooks.slack.com/services/T.../B.../...`): what tools that post
+    // without a bot token (Prometheus Alertmanager's slack_configs) call; Slack answers a plain "ok".
+    if (req.method === "POST" && url.pathname.startsWith("/services/")) {
+      let payload: Record<string, unknown> = {};
+      try {
+        payload = decodeArgs(Buffer.concat(chunks).toString("utf8"), "application/json");
+      } catch {
+        payload = {};
+      }
+      calls.push({ method: INCOMING_WEBHOOK, args: payload, at: Date.now(), status: 200 });
+      res.writeHead(200, { "content-type": "text/plain" }).end("ok");
+      return;
+    }
     const fault = rolled(method);
     if (outage === "reset" || fault === "reset") {
       calls.push({ method, args: {}, at: Date.now(), status: 0, error: "connection_reset" });
@@ -461,6 +479,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
 
   return {
     url: `http://127.0.0.1:${port}/api/`,
+    incomingWebhookUrl: `http://127.0.0.1:${port}/services/TFAKE0001/BFAKE0001/fake-incoming-webhook`,
     token,
     appToken,
     ...interactivity.api,

@@ -1,6 +1,6 @@
 import { ErrorCode, LogLevel, retryPolicies, WebClient } from "@slack/web-api";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type FakeSlack, startFakeSlack } from "../src/fake-slack-server.js";
+import { type FakeSlack, INCOMING_WEBHOOK, startFakeSlack } from "../src/fake-slack-server.js";
 
 let slack: FakeSlack;
 let client: WebClient;
@@ -31,6 +31,19 @@ describe("fake Slack with the real WebClient", () => {
     expect(reply.ts).not.toBe(first.ts);
     expect(slack.calls.map((c) => c.method)).toEqual(["chat.postMessage", "chat.postMessage"]);
     expect(slack.calls[0]?.args).not.toHaveProperty("token");
+  });
+
+  it("records a post to its incoming webhook URL and answers a plain ok, as Slack does", async () => {
+    const payload = { channel: "#hr-alerts", attachments: [{ title: "[FIRING:1]", text: "e1 " }] };
+    const res = await fetch(slack.incomingWebhookUrl, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(payload),
+    });
+    expect(res.status).toBe(200);
+    expect(await res.text()).toBe("ok");
+    expect(slack.calls).toEqual([{ method: INCOMING_WEBHOOK, args: payload, at: expect.any(Number), status: 200 }]);
+    expect(slack.posted()).toEqual([]);
   });
 
   it("validates the token", async () => {
