@@ -1,5 +1,7 @@
 import { accessSync, constants, existsSync } from "node:fs";
 import { dirname, resolve } from "node:path";
+import { alertSettings } from "../alerts/alert-settings.js";
+import { lensDestinations } from "../alerts/lens-destinations.js";
 import { webhookSecretProblem } from "../alerts/webhook-secret-problem.js";
 import type { RetentionClient } from "../api/client.js";
 import { openRuntime } from "../app/runtime.js";
@@ -186,6 +188,9 @@ export async function run(io: CommandIO): Promise<ExitCode> {
   const source = values.config ?? io.env.RETENTION_SYNC_CONFIG;
   report.pass(`Configuration valid (${source ? `file ${source} + environment` : "environment only, no config file"})`);
   checkWebhookSecrets(config, report);
+  if (config.alerts.enabled) {
+    for (const line of lensDestinations(alertSettings(config).routing)) report.note(line);
+  }
 
   const missing: string[] = [];
   if (!config.api.url) missing.push("RETENTION_API_URL (api.url)");

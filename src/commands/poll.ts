@@ -1,6 +1,7 @@
 import { createAlertPipeline } from "../alerts/alert-pipeline.js";
 import { loadHrisLookup } from "../alerts/hris-lookup.js";
 import type { PollReport } from "../alerts/poll-changes.js";
+import { POACHING_UNROUTED_WHY, unroutedSentences } from "../alerts/unrouted.js";
 import { openRuntime } from "../app/runtime.js";
 import { loadConfig } from "../config/load-config.js";
 import { EXIT_OK, EXIT_PARTIAL, EXIT_RUNTIME, type ExitCode, UsageError } from "../errors.js";
@@ -27,7 +28,7 @@ function printDryRun(io: CommandIO, report: PollReport): void {
     );
     return;
   }
-  if (report.unrouted > 0) writeLine(io.stdout, unroutedLine(report));
+  for (const line of unroutedLines(report)) writeLine(io.stdout, line);
   writeLine(
     io.stdout,
     `dry run: ${report.drafts.length} Slack message(s) would be posted for ${report.alerts} alert(s):`,
@@ -45,9 +46,15 @@ function printDryRun(io: CommandIO, report: PollReport): void {
   }
 }
 
-/** What routing could not place, and what the catch-all took, in one line. */
-function unroutedLine(report: PollReport): string {
-  return `${report.unrouted} alert(s) matched no route and were not posted: set slack.channel (SLACK_CHANNEL) as the catch-all or widen alerts.routes.`;
+/** What routing could not place, per lens; the poaching lens left alone by default is said too. */
+function unroutedLines(report: PollReport): string[] {
+  const { warning, note } = unroutedSentences({
+    retention: report.unrouted - report.unroutedPoaching,
+    poaching: report.unroutedPoaching,
+  });
+  const unread = report.lenses.filter((l) => l.lens.startsWith("poaching") && l.skipped !== undefined);
+  const notPolled = unread.length > 0 && !note ? `poaching lens not polled: ${POACHING_UNROUTED_WHY}` : undefined;
+  return [warning, note, notPolled].filter((line): line is string => line !== undefined);
 }
 
 /** `retention-sync poll --once [--dry-run] [--config PATH]`: one polling pass over every lens. */
@@ -91,7 +98,7 @@ export async function run(io: CommandIO): Promise<ExitCode> {
       io.stdout,
       `poll: ${report.alerts} new alert(s)${caught}, ${flush?.sent ?? 0} message(s) posted, ${flush?.pending ?? 0} waiting in the outbox.`,
     );
-    if (report.unrouted > 0) writeLine(io.stdout, `poll: ${unroutedLine(report)}`);
+    for (const line of unroutedLines(report)) writeLine(io.stdout, `poll: ${line}`);
     if (report.stopped) {
       writeLine(
         io.stderr,
