@@ -2,6 +2,7 @@ import type { ChangeItem } from "../api/change-item.js";
 import type { RetentionClient } from "../api/client.js";
 import type { DeliveryService } from "../delivery/delivery-service.js";
 import type { FlushReport } from "../delivery/outbox-sender.js";
+import { type ExitCode, exitCodeOf } from "../errors.js";
 import type { Logger } from "../logger.js";
 import type { KeyValueNamespace } from "../store/state-store.js";
 import type { Alert } from "./alert.js";
@@ -62,6 +63,8 @@ export interface PollReport {
   flush?: FlushReport;
   /** Set when the pass could not even list its lenses. */
   error?: string;
+  /** The exit code that failure maps to: 2 for a setting to fix (a rejected key, a URL without /api/v1). */
+  errorExitCode?: ExitCode;
   /** Set when shutdown cut the pass short: nothing after the abort was committed or posted. */
   stopped?: boolean;
 }
@@ -131,6 +134,7 @@ export async function pollOnce(
     if (signal?.aborted) return stopped(report, logger);
     // The service is unreachable: still deliver what waits in the outbox, then report the failure.
     report.error = describeError(error);
+    report.errorExitCode = exitCodeOf(error);
     logger.warn({ err: error }, "could not list the lenses (GET /me); no changes read this pass");
   }
   const planned = lenses.map((lens) => ({

@@ -115,7 +115,10 @@ export async function checkSlack(config: Config, slack: WebClient, report: Check
     } else if (info.is_archived) {
       report.fail("config", `${label}: archived — unarchive it or pick another channel`);
     } else if (!info.is_member) {
-      report.fail("config", `${label}: ${botName} is not a member — run /invite ${botName} in the channel`);
+      report.fail(
+        "config",
+        `${label}: ${botName} is not a member — run /invite ${botName} in ${channel}, or give the app the chat:write.public scope (public channels only)`,
+      );
     } else {
       report.pass(`${label}: exists, ${botName} is a member`);
     }

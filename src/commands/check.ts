@@ -8,7 +8,8 @@ import { openRuntime } from "../app/runtime.js";
 import { loadConfig } from "../config/load-config.js";
 import type { Config } from "../config/schema.js";
 import {
-  ApiError,
+  API_KEY_FIX,
+  API_URL_FIX,
   AuthenticationError,
   ConfigError,
   EXIT_USAGE,
@@ -17,6 +18,7 @@ import {
   RetentionSyncError,
   RosterFileError,
   RosterPullError,
+  ServiceUrlError,
 } from "../errors.js";
 import { problemPlace, ROW_ERROR_REASONS, type RowProblemReason } from "../roster/collect-roster-rows.js";
 import { type RosterFile, readRoster, rosterReadOptions } from "../roster/read-roster.js";
@@ -51,14 +53,11 @@ async function checkApi(config: Config, client: RetentionClient, report: CheckRe
     }
   } catch (error) {
     if (error instanceof AuthenticationError) {
-      report.fail(
-        "config",
-        `API key rejected by ${where} (401): check RETENTION_API_KEY; a revoked key must be replaced`,
-      );
+      report.fail("config", `API key rejected by ${where} (401): ${API_KEY_FIX}`);
     } else if (error instanceof PermissionError) {
       report.fail("config", `API key refused by ${where} (403 ${error.code ?? ""}): the key lacks the needed scope`);
-    } else if (error instanceof ApiError && error.status === 404) {
-      report.fail("config", `${where} answered 404 for /me: RETENTION_API_URL must end with /api/v1`);
+    } else if (error instanceof ServiceUrlError) {
+      report.fail("config", `${where} answered 404 for /me: ${API_URL_FIX}`);
     } else {
       const detail = error instanceof Error ? error.message : String(error);
       report.fail("runtime", `Service at ${where} unreachable or failing: ${detail}`);

@@ -4,8 +4,9 @@ import type { PollReport } from "../alerts/poll-changes.js";
 import { POACHING_UNROUTED_WHY, unroutedSentences } from "../alerts/unrouted.js";
 import { openRuntime } from "../app/runtime.js";
 import { loadConfig } from "../config/load-config.js";
-import { EXIT_OK, EXIT_PARTIAL, EXIT_RUNTIME, type ExitCode, UsageError } from "../errors.js";
+import { EXIT_OK, EXIT_PARTIAL, EXIT_RUNTIME, EXIT_USAGE, type ExitCode, UsageError } from "../errors.js";
 import type { Logger } from "../logger.js";
+import { channelAccessFix } from "../slack/classify-slack-error.js";
 import { renderSlackMessage } from "../slack/render-slack-message.js";
 import { CONFIG_FLAG, type CommandIO, parseCommandFlags, writeLine } from "./command-io.js";
 
@@ -99,6 +100,10 @@ export async function run(io: CommandIO): Promise<ExitCode> {
       `poll: ${report.alerts} new alert(s)${caught}, ${flush?.sent ?? 0} message(s) posted, ${flush?.pending ?? 0} waiting in the outbox.`,
     );
     for (const line of unroutedLines(report)) writeLine(io.stdout, `poll: ${line}`);
+    for (const [channel, code] of Object.entries(flush?.blockedChannels ?? {})) {
+      const fix = channelAccessFix(code, channel) ?? "see the log line of this refusal for the fix";
+      writeLine(io.stderr, `poll: Slack refused posts to ${channel} (${code}); they wait in the outbox: ${fix}`);
+    }
     if (report.stopped) {
       writeLine(
         io.stderr,
@@ -108,7 +113,8 @@ export async function run(io: CommandIO): Promise<ExitCode> {
     }
     if (report.error !== undefined) {
       writeLine(io.stderr, `poll: could not read changes: ${report.error}`);
-      return EXIT_RUNTIME;
+      // A rejected key or a wrong URL is a setting to fix (2), like in every other command.
+      return report.errorExitCode === EXIT_USAGE ? EXIT_USAGE : EXIT_RUNTIME;
     }
     const read = report.lenses.filter((l) => l.skipped === undefined);
     const failed = read.filter((l) => l.error !== undefined);
