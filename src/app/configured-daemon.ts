@@ -34,6 +34,7 @@ import { canWrite, READ_ONLY_FIX } from "../roster/key-scopes.js";
 import { postReconcileReport } from "../roster/post-report.js";
 import { hasInterruptedReconcile } from "../roster/reconcile-journal.js";
 import { reconcileOnce } from "../roster/reconcile-once.js";
+import { recordFailedRun, recordRun } from "../roster/run-record.js";
 import { rosterOrigin, rosterPuller } from "../roster/sources/roster-puller.js";
 import { createShutdownController } from "../timers.js";
 import { probeRosterSource } from "./roster-source-probe.js";
@@ -183,14 +184,16 @@ export async function startConfiguredDaemon(
                 ...(pullExport ? { pullExport } : {}),
               },
               { ...(rosterFile ? { file: rosterFile } : {}), signal },
-            ).catch((error: unknown) => {
+            ).catch(async (error: unknown) => {
               observeReconcileFailure(metrics, health, error);
+              if (!signal.aborted) await recordFailedRun(store, error).catch(() => undefined);
               if (error instanceof RosterPullError && !(error instanceof RosterSourceAuthError)) {
                 observePullFailure(metrics, health, error, lastCompletePull, config.roster.staleAfter, Date.now());
               }
               throw error;
             });
             lastCompletePull = Date.now();
+            await recordRun(store, report);
             // reconcileOnce logs the report itself; the daemon only counts it and posts it.
             observeReconcile(metrics, report, health);
             if (slack && config.slack.opsChannel) {
