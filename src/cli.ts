@@ -76,6 +76,16 @@ const COMMANDS: Readonly<Record<string, CommandEntry>> = {
       "  More: docs/webhooks.md",
     load: () => import("./commands/webhooks.js"),
   },
+  status: {
+    summary: "the daemon's state on one screen: leader, lenses, outbox, last reconcile, roster, what needs a person",
+    usage:
+      "status [--json] [--config PATH]\n" +
+      "  --json            the same as JSON\n" +
+      "  Reads the state store without writing (safe while the daemon runs) and asks the daemon's ops\n" +
+      "  server (daemon.port / OPS_PORT on this machine) for what only it knows. Exit 3 when something\n" +
+      "  needs a person.",
+    load: () => import("./commands/status.js"),
+  },
   emulator: {
     summary: "run the local emulator of API v1",
     usage:

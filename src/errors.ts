@@ -105,9 +105,18 @@ export class ApiError extends RetentionSyncError {
 
 /** 400 INVALID_BODY. */
 export class InvalidRequestError extends ApiError {}
+/** The fix for a rejected key, said by every command (and by `check`) the same way. */
+export const API_KEY_FIX = "check RETENTION_API_KEY (api.key); a revoked key must be replaced";
+/** The fix for a base URL that is not the API's, said by every command (and by `check`) the same way. */
+export const API_URL_FIX = "RETENTION_API_URL (api.url) must be the service's base URL ending in /api/v1";
+
 /** 401: missing, malformed, unknown or revoked key. */
 export class AuthenticationError extends ApiError {
   override readonly exitCode = EXIT_USAGE;
+  constructor(init: ApiErrorInit) {
+    super(init);
+    this.message = `${this.message} (${API_KEY_FIX})`;
+  }
 }
 /** 402: SUBSCRIPTION_INACTIVE, TRIAL_LIMIT_REACHED or SEAT_CHARGE_FAILED. Never retried in-process. */
 export class PaymentRequiredError extends ApiError {}
@@ -117,6 +126,17 @@ export class PermissionError extends ApiError {
 }
 /** 404: missing or outside the key's reach. */
 export class NotFoundError extends ApiError {}
+/**
+ * 404 for `GET /me`, which answers only 200, 401 or 429 (spec, endpoint table): the base URL is not the API's (most often
+ * `/api/v1` left out). A setting to fix, not an outage.
+ */
+export class ServiceUrlError extends NotFoundError {
+  override readonly exitCode = EXIT_USAGE;
+  constructor(init: ApiErrorInit) {
+    super(init);
+    this.message = `${this.message} (${API_URL_FIX})`;
+  }
+}
 /** 409 EMPLOYEE_EXISTS or COMPETITOR_IDENTITY_MISMATCH. */
 export class ConflictError extends ApiError {}
 /** 429 without a code: the per-minute request limit. Retried after the full Retry-After. */
@@ -135,7 +155,7 @@ export function apiErrorFromStatus(init: ApiErrorInit): ApiError {
   if (status === 401) return new AuthenticationError(init);
   if (status === 402) return new PaymentRequiredError(init);
   if (status === 403) return new PermissionError(init);
-  if (status === 404) return new NotFoundError(init);
+  if (status === 404) return init.path === "/me" ? new ServiceUrlError(init) : new NotFoundError(init);
   if (status === 409) return new ConflictError(init);
   if (status === 429) {
     return code === "SEAT_QUOTA_EXCEEDED" || code === "ROW_QUOTA_EXCEEDED"

@@ -38,7 +38,7 @@ export function alertSettings(
     (origin): origin is string => origin !== undefined,
   );
   return {
-    routing: { routes: alerts.routes, defaultChannel: slack.channel },
+    routing: { routes: alerts.routes, defaultChannel: slack.channel, poachingChannel: slack.poachingChannel },
     digestThreshold: alerts.digestThreshold,
     managerDm: { enabled: alerts.managerDm.enabled, minRiskLevel: alerts.managerDm.minRiskLevel },
     format: { nextSteps: alerts.nextSteps, dashboardOrigins, actions: buttonsEnabled(config) },

@@ -2,6 +2,7 @@ import type { ChangeItem } from "../api/change-item.js";
 import type { RetentionClient } from "../api/client.js";
 import type { DeliveryService } from "../delivery/delivery-service.js";
 import type { FlushReport } from "../delivery/outbox-sender.js";
+import { type ExitCode, exitCodeOf } from "../errors.js";
 import type { Logger } from "../logger.js";
 import type { KeyValueNamespace } from "../store/state-store.js";
 import type { Alert } from "./alert.js";
@@ -14,6 +15,7 @@ import { minRiskScoreForLens } from "./min-risk-score.js";
 import type { PersonDirectory } from "./person-directory.js";
 import type { AlertDraft } from "./plan-deliveries.js";
 import { lookbackStartKey, passCursor, pollWindow } from "./poll-window.js";
+import { POACHING_UNROUTED_WHY, splitUnrouted, unroutedSentences } from "./unrouted.js";
 
 export const CURSOR_NAMESPACE = "alerts.cursor";
 
@@ -46,8 +48,10 @@ export interface LensReport {
 export interface PollReport {
   readonly lenses: LensReport[];
   alerts: number;
-  /** Alerts neither a route nor the catch-all (`slack.channel`) took: not posted. */
+  /** Alerts neither a route nor their lens's root route took: not posted. */
   unrouted: number;
+  /** Of `unrouted`, those of the poaching lens (not posted by default: docs/privacy.md). */
+  unroutedPoaching: number;
   /** Alerts no route took that went to the catch-all (`slack.channel`). */
   caughtAll: number;
   enqueued: number;
@@ -59,6 +63,8 @@ export interface PollReport {
   flush?: FlushReport;
   /** Set when the pass could not even list its lenses. */
   error?: string;
+  /** The exit code that failure maps to: 2 for a setting to fix (a rejected key, a URL without /api/v1). */
+  errorExitCode?: ExitCode;
   /** Set when shutdown cut the pass short: nothing after the abort was committed or posted. */
   stopped?: boolean;
 }
@@ -107,6 +113,7 @@ export async function pollOnce(
     lenses: [],
     alerts: 0,
     unrouted: 0,
+    unroutedPoaching: 0,
     caughtAll: 0,
     enqueued: 0,
     digestChannels: [],
@@ -127,6 +134,7 @@ export async function pollOnce(
     if (signal?.aborted) return stopped(report, logger);
     // The service is unreachable: still deliver what waits in the outbox, then report the failure.
     report.error = describeError(error);
+    report.errorExitCode = exitCodeOf(error);
     logger.warn({ err: error }, "could not list the lenses (GET /me); no changes read this pass");
   }
   const planned = lenses.map((lens) => ({
@@ -146,7 +154,10 @@ export async function pollOnce(
         fetched: 0,
         fresh: 0,
         duplicates: 0,
-        skipped: "no route and no catch-all takes this lens",
+        skipped:
+          lens.kind === "poaching"
+            ? POACHING_UNROUTED_WHY
+            : "no route and no catch-all (slack.channel) takes this lens",
       });
       continue;
     }
@@ -226,12 +237,9 @@ export async function pollOnce(
   report.alerts = handed.alerts.length;
   report.unrouted = handed.plan.unrouted.length;
   report.caughtAll = handed.plan.caughtAll;
-  if (report.unrouted > 0) {
-    logger.warn(
-      { unrouted: report.unrouted, changes: handed.plan.unrouted.slice(0, 5).map((a) => a.key) },
-      `${report.unrouted} alert(s) matched no route and no catch-all is set (slack.channel / SLACK_CHANNEL): not posted`,
-    );
-  }
+  const unrouted = splitUnrouted(handed.plan.unrouted);
+  report.unroutedPoaching = unrouted.poaching.length;
+  logUnrouted(logger, unrouted, report.lenses);
   report.digestChannels = handed.plan.digestChannels;
   report.drafts = handed.plan.drafts;
   report.enqueued = handed.enqueued;
@@ -257,6 +265,21 @@ export async function pollOnce(
     options.dryRun ? "poll pass (dry run): nothing posted, no cursor committed" : "poll pass done",
   );
   return report;
+}
+
+/**
+ * Once per pass: retention alerts no route took (a gap in the routes: a warning), and the poaching
+ * lens left alone by default (read and not posted, or not even read: a note, not an error).
+ */
+function logUnrouted(logger: Logger, unrouted: ReturnType<typeof splitUnrouted>, lenses: readonly LensReport[]) {
+  const { warning, note } = unroutedSentences({
+    retention: unrouted.retention.length,
+    poaching: unrouted.poaching.length,
+  });
+  if (warning) logger.warn({ changes: unrouted.retention.slice(0, 5).map((a) => a.key) }, warning);
+  const unread = lenses.filter((l) => l.lens.startsWith("poaching") && l.skipped !== undefined).map((l) => l.lens);
+  if (note) logger.info({ unrouted: unrouted.poaching.length, notPolled: unread }, note);
+  else if (unread.length > 0) logger.info({ notPolled: unread }, `poaching lens not polled: ${POACHING_UNROUTED_WHY}`);
 }
 
 function stopped(report: PollReport, logger: Logger): PollReport {

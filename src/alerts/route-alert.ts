@@ -4,24 +4,30 @@ import type { Lens, LensKind } from "./lens.js";
 
 /**
  * Routing, like Alertmanager's route tree one level deep: configured routes in order (each can
- * stop the walk with `continue: false`), then `slack.channel` as the root route for whatever no
- * route took. Matching is on values normalised once: route entries when the routing is compiled
+ * stop the walk with `continue: false`), then a root route per lens for whatever no route took:
+ * `slack.channel` for the retention lens, `slack.poachingChannel` for the poaching lens. The
+ * catch-all never takes the poaching lens: competitors' people are not the HR channel's business
+ * until someone decided they are (docs/privacy.md). Matching is on values normalised once: route entries when the routing is compiled
  * (once per config), an alert's department and location once per alert.
  */
 
 /** Threshold of a route that names neither `minRiskScore` nor `minRiskLevel`, and of the catch-all: Watch. */
 export const DEFAULT_MIN_RISK_SCORE = RISK_LEVEL_FLOOR.watch;
 
-/** Name of the catch-all route in logs and reports. */
+/** Name of the catch-all route (the retention lens's root) in logs and reports. */
 export const CATCH_ALL = "slack.channel";
+/** Name of the poaching lens's root route in logs and reports. */
+export const POACHING_CATCH_ALL = "slack.poachingChannel";
 
 export interface RoutingConfig {
   readonly routes: readonly AlertRoute[];
   /**
-   * `slack.channel`: the catch-all. With no routes, every alert at Watch or above goes there; with
-   * routes, every alert at Watch or above that no route took.
+   * `slack.channel`: the catch-all of the retention lens. With no routes, every retention alert at
+   * Watch or above goes there; with routes, every one at Watch or above that no route took.
    */
   readonly defaultChannel?: string | undefined;
+  /** `slack.poachingChannel`: the same for the poaching lens; without it only routes take that lens. */
+  readonly poachingChannel?: string | undefined;
 }
 
 export interface RouteMatch {
@@ -93,7 +99,7 @@ interface CompiledRoute {
 export interface RouteDecision {
   /** Every channel, each once, in route order; the catch-all's when no route took the alert. */
   readonly matches: RouteMatch[];
-  /** True when the alert went to the catch-all (`slack.channel`). */
+  /** True when the alert went to its lens's root route (`slack.channel` or `slack.poachingChannel`). */
   readonly caughtAll: boolean;
 }
 
@@ -110,7 +116,7 @@ function matchesList(matchers: readonly TextMatcher[] | undefined, value: string
 /** The routing of one configuration, compiled once. */
 export class Router {
   private readonly routes: readonly CompiledRoute[];
-  private readonly catchAll: string | undefined;
+  private readonly catchAll: Readonly<Record<LensKind, string | undefined>>;
 
   constructor(config: RoutingConfig) {
     this.routes = config.routes.map((route, index) => ({
@@ -122,7 +128,7 @@ export class Router {
       locations: compileList(route.locations),
       stop: route.continue === false,
     }));
-    this.catchAll = config.defaultChannel;
+    this.catchAll = { retention: config.defaultChannel, poaching: config.poachingChannel };
   }
 
   /**
@@ -151,20 +157,22 @@ export class Router {
     if (byChannel.size > 0) {
       return { matches: [...byChannel].map(([channel, routes]) => ({ channel, routes })), caughtAll: false };
     }
-    if (this.catchAll === undefined || effectiveScore(alert) < DEFAULT_MIN_RISK_SCORE) {
+    const root = this.catchAll[alert.lens.kind];
+    if (root === undefined || effectiveScore(alert) < DEFAULT_MIN_RISK_SCORE) {
       return { matches: [], caughtAll: false };
     }
-    return { matches: [{ channel: this.catchAll, routes: [CATCH_ALL] }], caughtAll: true };
+    const name = alert.lens.kind === "poaching" ? POACHING_CATCH_ALL : CATCH_ALL;
+    return { matches: [{ channel: root, routes: [name] }], caughtAll: true };
   }
 
   /**
    * The `minRiskScore` to ask `/changes` for on one lens: the lowest threshold of any route (or
-   * the catch-all) that could take an alert from it. A route that takes only departures needs no
+   * the lens's root route) that could take an alert from it. A route that takes only departures needs no
    * score (departures always come, spec 4.4): alone it asks for 1. `null`: nothing can take an
    * alert of this lens, so it need not be polled.
    */
   minRiskScore(lens: Lens): number | null {
-    let lowest: number | null = this.catchAll === undefined ? null : DEFAULT_MIN_RISK_SCORE;
+    let lowest: number | null = this.catchAll[lens.kind] === undefined ? null : DEFAULT_MIN_RISK_SCORE;
     for (const r of this.routes) {
       if (!routeCoversLens(r.route, lens.kind) || !routeCoversCompetitor(r.route, lens)) continue;
       const departuresOnly = r.changeTypes !== undefined && r.changeTypes.size === 1 && r.changeTypes.has(DEPARTURE);

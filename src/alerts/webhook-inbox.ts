@@ -5,6 +5,7 @@ import type { StateStore } from "../store/state-store.js";
 import type { Alert } from "./alert.js";
 import { ChangeEnricher, type HrisLookup } from "./enrich.js";
 import { type Arrival, type HandOverDeps, handOver } from "./hand-over.js";
+import { splitUnrouted, unroutedSentences } from "./unrouted.js";
 
 /** The queue of accepted webhook events waiting for their hand-over. */
 export const INBOX_QUEUE = "webhook.inbox";
@@ -110,12 +111,17 @@ export class WebhookInbox {
         { events: items.length, fresh: handed.fresh.length, messages: handed.enqueued },
         "webhook events handed over",
       );
-      if (handed.plan.unrouted.length > 0) {
+      const unrouted = splitUnrouted(handed.plan.unrouted);
+      const { warning, note } = unroutedSentences({
+        retention: unrouted.retention.length,
+        poaching: unrouted.poaching.length,
+      });
+      if (warning)
         deps.logger.warn(
-          { alerts: handed.plan.unrouted.length, changeKeys: handed.plan.unrouted.slice(0, 5).map((a) => a.key) },
-          "webhook events matched no route and no catch-all is set (slack.channel / SLACK_CHANNEL): not posted",
+          { changeKeys: unrouted.retention.slice(0, 5).map((a) => a.key) },
+          `webhook events: ${warning}`,
         );
-      }
+      if (note) deps.logger.info({ alerts: unrouted.poaching.length }, `webhook events: ${note}`);
     }
     await deps.delivery.flush();
   }

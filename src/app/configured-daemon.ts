@@ -10,16 +10,24 @@ import { LeaderFence } from "../daemon/leadership.js";
 import { createMetrics } from "../daemon/metrics.js";
 import {
   observeApiAttempt,
+  observeChannelProblem,
   observePollPass,
   observePullFailure,
   observeQueued,
   observeReadOnlyKey,
   observeReconcile,
   observeReconcileFailure,
+  observeRosterSource,
   observeWebhookSecretMissing,
 } from "../daemon/observe-work.js";
 import { type DaemonDeps, type RunningDaemon, startDaemon } from "../daemon/run-daemon.js";
-import { RosterPullError, RosterSourceAuthError } from "../errors.js";
+import {
+  AuthenticationError,
+  type RetentionSyncError,
+  RosterPullError,
+  RosterSourceAuthError,
+  ServiceUrlError,
+} from "../errors.js";
 import { interactivitySettings } from "../interactive/interactive-settings.js";
 import type { createInteractivity, Interactivity } from "../interactive/start-interactivity.js";
 import type { ReconcileReport } from "../roster/report.js";
@@ -30,6 +38,11 @@ export interface ConfiguredDaemon {
   readonly daemon: RunningDaemon;
   /** The Slack buttons' machinery, when interactivity is on. */
   readonly interactivity: Interactivity | undefined;
+  /**
+   * Settles when the service refused the settings at start (a rejected key, a URL without
+   * /api/v1): nothing can work until they change, so `run` stops with exit 2. Never settles otherwise.
+   */
+  readonly settingsRefused: Promise<RetentionSyncError>;
   /** Stops the daemon, then closes the clients and the store. */
   stop(reason: string): Promise<{ clean: boolean }>;
 }
@@ -72,6 +85,7 @@ export async function startConfiguredDaemon(
     signal: shutdown.signal,
     logDestination: io.stdout,
     clientOptions: { onAttempt: (attempt) => observeApiAttempt(metrics, health, attempt) },
+    onChannelProblem: (channel, problem) => observeChannelProblem(metrics, health, channel, problem),
   });
   const { logger, delivery } = runtime;
   const shared = runtime.store;
@@ -130,25 +144,29 @@ export async function startConfiguredDaemon(
       }
       return resume;
     };
-    if (rosterFrom && rosterCode) {
-      const { canWrite, READ_ONLY_FIX } = rosterCode;
-      // Scopes first: a read-only key is said at start, not at the first scheduled reconcile. In the
-      // background: a slow or unreachable service must not hold up the ops server.
-      void runtime.client
-        .me()
-        .then((me) => {
-          if (canWrite(me)) return;
-          const note = `reconciliation is on (${rosterFrom}) but the API key is read-only: ${READ_ONLY_FIX}`;
-          logger.warn({ scopes: me.scopes }, note);
-          observeReadOnlyKey(metrics, health, note);
-        })
-        .catch((error: unknown) =>
-          logger.warn(
-            { err: error },
-            "could not check the API key's scopes at start (GET /me); reconcile checks them again",
-          ),
-        );
-    }
+    // The key and the URL first: a rejected key or a URL without /api/v1 is said at start (and ends
+    // `run` with exit 2), a read-only key with reconciliation on too. In the background: a slow or
+    // unreachable service must not hold up the ops server.
+    let refuseSettings: (error: RetentionSyncError) => void = () => {};
+    const settingsRefused = new Promise<RetentionSyncError>((resolve) => {
+      refuseSettings = resolve;
+    });
+    void runtime.client
+      .me()
+      .then((me) => {
+        if (!rosterFrom || !rosterCode || rosterCode.canWrite(me)) return;
+        const note = `reconciliation is on (${rosterFrom}) but the API key is read-only: ${rosterCode.READ_ONLY_FIX}`;
+        logger.warn({ scopes: me.scopes }, note);
+        observeReadOnlyKey(metrics, health, note);
+      })
+      .catch((error: unknown) => {
+        if (error instanceof AuthenticationError || error instanceof ServiceUrlError) {
+          logger.error({ err: error }, `the service refused the settings at start: ${error.message}`);
+          refuseSettings(error);
+          return;
+        }
+        logger.warn({ err: error }, "could not check the API key at start (GET /me); the jobs try again");
+      });
     // When the last run read a complete export (from the daemon's start until the first run).
     let lastCompletePull = Date.now();
     // A scheduled run and the apply of a plan approved in Slack never overlap (one memory, one journal).
@@ -174,16 +192,20 @@ export async function startConfiguredDaemon(
             timezone: config.roster.timezone,
             runOnStart,
             async run(signal) {
-              const { reconcileOnce } = rosterCode;
+              const { reconcileOnce, recordFailedRun, recordRun } = rosterCode;
               const options = { ...(rosterFile ? { file: rosterFile } : {}), signal, holdForApproval };
-              const report = await exclusive(() => reconcileOnce(reconcileDeps, options)).catch((error: unknown) => {
-                observeReconcileFailure(metrics, health, error);
-                if (error instanceof RosterPullError && !(error instanceof RosterSourceAuthError)) {
-                  observePullFailure(metrics, health, error, lastCompletePull, config.roster.staleAfter, Date.now());
-                }
-                throw error;
-              });
+              const report = await exclusive(() => reconcileOnce(reconcileDeps, options)).catch(
+                async (error: unknown) => {
+                  observeReconcileFailure(metrics, health, error);
+                  if (!signal.aborted) await recordFailedRun(store, error).catch(() => undefined);
+                  if (error instanceof RosterPullError && !(error instanceof RosterSourceAuthError)) {
+                    observePullFailure(metrics, health, error, lastCompletePull, config.roster.staleAfter, Date.now());
+                  }
+                  throw error;
+                },
+              );
               lastCompletePull = Date.now();
+              await recordRun(store, report);
               // reconcileOnce logs the report itself; the daemon only counts it and posts it.
               observeReconcile(metrics, report, health);
               await postReport(report);
@@ -191,6 +213,18 @@ export async function startConfiguredDaemon(
           }
         : undefined;
     if (!rosterFrom) logger.info("no roster file configured (HRIS_ROSTER_FILE): roster reconciliation is off");
+    // A reconcile at start reads the source itself; otherwise it is read now, not first at the schedule.
+    const rosterProbe =
+      rosterCode && !config.roster.runOnStart
+        ? rosterCode.probeRosterSource({
+            roster: config.roster,
+            file: rosterFile,
+            pullExport,
+            logger: reconcileLogger,
+            onProblem: (note) => observeRosterSource(metrics, health, note),
+            every: seams.hrisEvery,
+          })
+        : undefined;
 
     // Replicas: events any replica accepted wait in the shared inbox; the leader looks every second
     // and drains it when some wait (a standby's receiver cannot tell the leader).
@@ -280,8 +314,10 @@ export async function startConfiguredDaemon(
     return {
       daemon,
       interactivity,
+      settingsRefused,
       async stop(reason) {
         stopWatching();
+        rosterProbe?.stop();
         const result = await daemon.stop(reason);
         await runtime.close();
         return result;

@@ -32,6 +32,8 @@ export interface RuntimeNeeds {
   readonly fence?: Fence | undefined;
   /** Test overrides for the delivery sender (retry delays, crash seam). */
   readonly deliveryOptions?: DeliveryOptions<Alert>["sender"];
+  /** The daemon: a channel Slack refuses posts to (or accepts again), for its needs-operator note. */
+  readonly onChannelProblem?: DeliveryOptions<Alert>["onChannelProblem"];
   /** Overrides for the API clients (tests pass small retry delays). */
   readonly clientOptions?: Partial<
     Pick<RetentionClientOptions, "retryBaseDelayMs" | "maxRetries" | "timeoutMs" | "onAttempt" | "signal">
@@ -201,6 +203,7 @@ export async function openRuntime<const N extends RuntimeNeeds>(
           poster: slack ? webClientPoster(slack) : undefined,
           logger,
           signal: needs.signal,
+          onChannelProblem: needs.onChannelProblem,
           ...(needs.deliveryOptions ? { sender: needs.deliveryOptions } : {}),
         });
       }

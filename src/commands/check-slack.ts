@@ -24,6 +24,9 @@ function slackError(error: unknown): { platform?: string; text: string } {
 export function configuredChannels(config: Config): Array<{ channel: string; option: string }> {
   const out: Array<{ channel: string; option: string }> = [];
   if (config.slack.channel) out.push({ channel: config.slack.channel, option: "slack.channel (SLACK_CHANNEL)" });
+  if (config.slack.poachingChannel) {
+    out.push({ channel: config.slack.poachingChannel, option: "slack.poachingChannel (SLACK_POACHING_CHANNEL)" });
+  }
   if (config.slack.opsChannel) {
     out.push({ channel: config.slack.opsChannel, option: "slack.opsChannel (SLACK_OPS_CHANNEL)" });
   }
@@ -80,7 +83,12 @@ export async function checkSlack(config: Config, slack: WebClient, report: Check
   }
 
   const channels = configuredChannels(config);
-  if (config.alerts.enabled && !config.slack.channel && config.alerts.routes.length === 0) {
+  if (
+    config.alerts.enabled &&
+    !config.slack.channel &&
+    !config.slack.poachingChannel &&
+    config.alerts.routes.length === 0
+  ) {
     report.fail("config", "no alert destination: set SLACK_CHANNEL (slack.channel) or configure alerts.routes");
   }
   let byName: Map<string, ChannelInfo> | undefined;
@@ -107,7 +115,10 @@ export async function checkSlack(config: Config, slack: WebClient, report: Check
     } else if (info.is_archived) {
       report.fail("config", `${label}: archived — unarchive it or pick another channel`);
     } else if (!info.is_member) {
-      report.fail("config", `${label}: ${botName} is not a member — run /invite ${botName} in the channel`);
+      report.fail(
+        "config",
+        `${label}: ${botName} is not a member — run /invite ${botName} in ${channel}, or give the app the chat:write.public scope (public channels only)`,
+      );
     } else {
       report.pass(`${label}: exists, ${botName} is a member`);
     }

@@ -1,12 +1,15 @@
 import { accessSync, constants, existsSync } from "node:fs";
 import { dirname, resolve } from "node:path";
+import { alertSettings } from "../alerts/alert-settings.js";
+import { lensDestinations } from "../alerts/lens-destinations.js";
 import { webhookSecretProblem } from "../alerts/webhook-secret-problem.js";
 import type { RetentionClient } from "../api/client.js";
 import { openRuntime } from "../app/runtime.js";
 import { loadConfig } from "../config/load-config.js";
 import type { Config } from "../config/schema.js";
 import {
-  ApiError,
+  API_KEY_FIX,
+  API_URL_FIX,
   AuthenticationError,
   ConfigError,
   EXIT_USAGE,
@@ -15,6 +18,7 @@ import {
   RetentionSyncError,
   RosterFileError,
   RosterPullError,
+  ServiceUrlError,
 } from "../errors.js";
 import { type RosterFile, readRoster, rosterReadOptions } from "../roster/read-roster.js";
 import { sourceFacts } from "../roster/report-text.js";
@@ -52,14 +56,11 @@ async function checkApi(config: Config, client: RetentionClient, report: CheckRe
     return true;
   } catch (error) {
     if (error instanceof AuthenticationError) {
-      report.fail(
-        "config",
-        `API key rejected by ${where} (401): check RETENTION_API_KEY; a revoked key must be replaced`,
-      );
+      report.fail("config", `API key rejected by ${where} (401): ${API_KEY_FIX}`);
     } else if (error instanceof PermissionError) {
       report.fail("config", `API key refused by ${where} (403 ${error.code ?? ""}): the key lacks the needed scope`);
-    } else if (error instanceof ApiError && error.status === 404) {
-      report.fail("config", `${where} answered 404 for /me: RETENTION_API_URL must end with /api/v1`);
+    } else if (error instanceof ServiceUrlError) {
+      report.fail("config", `${where} answered 404 for /me: ${API_URL_FIX}`);
     } else {
       const detail = error instanceof Error ? error.message : String(error);
       report.fail("runtime", `Service at ${where} unreachable or failing: ${detail}`);
@@ -190,6 +191,9 @@ export async function run(io: CommandIO): Promise<ExitCode> {
   const source = values.config ?? io.env.RETENTION_SYNC_CONFIG;
   report.pass(`Configuration valid (${source ? `file ${source} + environment` : "environment only, no config file"})`);
   checkWebhookSecrets(config, report);
+  if (config.alerts.enabled) {
+    for (const line of lensDestinations(alertSettings(config).routing)) report.note(line);
+  }
 
   const missing: string[] = [];
   if (!config.api.url) missing.push("RETENTION_API_URL (api.url)");

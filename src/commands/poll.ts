@@ -1,12 +1,14 @@
 import { createAlertPipeline } from "../alerts/alert-pipeline.js";
 import { loadHrisLookup } from "../alerts/hris-lookup.js";
 import type { PollReport } from "../alerts/poll-changes.js";
+import { POACHING_UNROUTED_WHY, unroutedSentences } from "../alerts/unrouted.js";
 import { openRuntime } from "../app/runtime.js";
 import { loadConfig } from "../config/load-config.js";
 import type { Config } from "../config/schema.js";
-import { EXIT_OK, EXIT_PARTIAL, EXIT_RUNTIME, type ExitCode, UsageError } from "../errors.js";
+import { EXIT_OK, EXIT_PARTIAL, EXIT_RUNTIME, EXIT_USAGE, type ExitCode, UsageError } from "../errors.js";
 import type { Logger } from "../logger.js";
 import { lastPulledExport } from "../roster/sources/last-pull.js";
+import { channelAccessFix } from "../slack/classify-slack-error.js";
 import { renderSlackMessage } from "../slack/render-slack-message.js";
 import { CONFIG_FLAG, type CommandIO, parseCommandFlags, writeLine } from "./command-io.js";
 
@@ -32,7 +34,7 @@ function printDryRun(io: CommandIO, report: PollReport): void {
     );
     return;
   }
-  if (report.unrouted > 0) writeLine(io.stdout, unroutedLine(report));
+  for (const line of unroutedLines(report)) writeLine(io.stdout, line);
   writeLine(
     io.stdout,
     `dry run: ${report.drafts.length} Slack message(s) would be posted for ${report.alerts} alert(s):`,
@@ -50,9 +52,15 @@ function printDryRun(io: CommandIO, report: PollReport): void {
   }
 }
 
-/** What routing could not place, and what the catch-all took, in one line. */
-function unroutedLine(report: PollReport): string {
-  return `${report.unrouted} alert(s) matched no route and were not posted: set slack.channel (SLACK_CHANNEL) as the catch-all or widen alerts.routes.`;
+/** What routing could not place, per lens; the poaching lens left alone by default is said too. */
+function unroutedLines(report: PollReport): string[] {
+  const { warning, note } = unroutedSentences({
+    retention: report.unrouted - report.unroutedPoaching,
+    poaching: report.unroutedPoaching,
+  });
+  const unread = report.lenses.filter((l) => l.lens.startsWith("poaching") && l.skipped !== undefined);
+  const notPolled = unread.length > 0 && !note ? `poaching lens not polled: ${POACHING_UNROUTED_WHY}` : undefined;
+  return [warning, note, notPolled].filter((line): line is string => line !== undefined);
 }
 
 /** `retention-sync poll --once [--dry-run] [--config PATH]`: one polling pass over every lens. */
@@ -96,7 +104,11 @@ export async function run(io: CommandIO): Promise<ExitCode> {
       io.stdout,
       `poll: ${report.alerts} new alert(s)${caught}, ${flush?.sent ?? 0} message(s) posted, ${flush?.pending ?? 0} waiting in the outbox.`,
     );
-    if (report.unrouted > 0) writeLine(io.stdout, `poll: ${unroutedLine(report)}`);
+    for (const line of unroutedLines(report)) writeLine(io.stdout, `poll: ${line}`);
+    for (const [channel, code] of Object.entries(flush?.blockedChannels ?? {})) {
+      const fix = channelAccessFix(code, channel) ?? "see the log line of this refusal for the fix";
+      writeLine(io.stderr, `poll: Slack refused posts to ${channel} (${code}); they wait in the outbox: ${fix}`);
+    }
     if (report.stopped) {
       writeLine(
         io.stderr,
@@ -106,7 +118,8 @@ export async function run(io: CommandIO): Promise<ExitCode> {
     }
     if (report.error !== undefined) {
       writeLine(io.stderr, `poll: could not read changes: ${report.error}`);
-      return EXIT_RUNTIME;
+      // A rejected key or a wrong URL is a setting to fix (2), like in every other command.
+      return report.errorExitCode === EXIT_USAGE ? EXIT_USAGE : EXIT_RUNTIME;
     }
     const read = report.lenses.filter((l) => l.skipped === undefined);
     const failed = read.filter((l) => l.error !== undefined);

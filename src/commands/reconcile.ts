@@ -7,6 +7,7 @@ import { postReconcileReport } from "../roster/post-report.js";
 import { type ReconcileDeps, type ReconcileOptions, reconcileOnce } from "../roster/reconcile-once.js";
 import type { ReconcileReport } from "../roster/report.js";
 import { renderReportText } from "../roster/report-text.js";
+import { recordRun } from "../roster/run-record.js";
 import { PlanFileError, parseSavedPlan, type SavedPlan } from "../roster/saved-plan.js";
 import { rosterPuller } from "../roster/sources/roster-puller.js";
 import { writePrivateFile } from "../write-private-file.js";
@@ -98,6 +99,7 @@ export async function run(io: CommandIO): Promise<ExitCode> {
       },
     );
     if (tty) io.stderr.write("\n");
+    await recordRun(runtime.store, report);
     io.stdout.write(values.json ? `${JSON.stringify(report, null, 2)}\n` : renderReportText(report));
     if (outPath !== undefined && !values.json) {
       io.stdout.write(`  plan written to ${outPath}: apply exactly it with reconcile --plan ${outPath}\n`);

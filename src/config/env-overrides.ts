@@ -44,7 +44,18 @@ export const ENV_OVERRIDES: readonly EnvOverride[] = [
     parse: text,
   },
   { env: "SLACK_API_URL", path: "slack.apiUrl", description: "Slack Web API base URL", parse: text },
-  { env: "SLACK_CHANNEL", path: "slack.channel", description: "channel for every alert when no routes", parse: text },
+  {
+    env: "SLACK_CHANNEL",
+    path: "slack.channel",
+    description: "channel for retention alerts no route takes (never the poaching lens)",
+    parse: text,
+  },
+  {
+    env: "SLACK_POACHING_CHANNEL",
+    path: "slack.poachingChannel",
+    description: "channel for poaching alerts no route takes (unset: not posted)",
+    parse: text,
+  },
   { env: "SLACK_OPS_CHANNEL", path: "slack.opsChannel", description: "channel for reconcile reports", parse: text },
   {
     env: "RETENTION_SYNC_STATE",

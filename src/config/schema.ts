@@ -271,8 +271,10 @@ export const configSchema = z.strictObject({
       token: z.string().min(1).optional(),
       /** SLACK_API_URL: Web API base, for the demo and tests. */
       apiUrl: z.url({ protocol: /^https?$/ }).default("https://slack.com/api/"),
-      /** SLACK_CHANNEL: every alert goes here when no routes are configured. */
+      /** SLACK_CHANNEL: retention alerts no route took (all of them when there are no routes). */
       channel: slackChannel.optional(),
+      /** SLACK_POACHING_CHANNEL: poaching alerts no route took; unset, only routes post that lens. */
+      poachingChannel: slackChannel.optional(),
       /** SLACK_OPS_CHANNEL: reconcile reports and operational warnings. */
       opsChannel: slackChannel.optional(),
       messagesPerSecondPerChannel: z.number().positive().max(10).default(1),

@@ -5,6 +5,7 @@ import {
   PaymentRequiredError,
   PermissionError,
   RetentionSyncError,
+  ServiceUrlError,
 } from "../errors.js";
 import { evaluateReadiness, type HealthSignals, type Readiness } from "./readiness.js";
 
@@ -93,6 +94,11 @@ export class HealthMonitor {
     this.signals = { ...this.signals, operatorNotes: notes };
   }
 
+  /** Whether a "needs operator" note is set for any topic that starts with `prefix`. */
+  hasNotes(prefix: string): boolean {
+    return [...(this.signals.operatorNotes?.keys() ?? [])].some((topic) => topic.startsWith(prefix));
+  }
+
   /** An informational line on /readyz (the Slack Socket Mode state) that never changes readiness; undefined clears it. */
   statusNote(topic: string, note: string | undefined): void {
     const notes = new Map(this.signals.operatorNotes ?? []);
@@ -116,5 +122,7 @@ function notAboutTheService(error: unknown): boolean {
 
 function needsOperator(error: unknown): boolean {
   if (error instanceof AuthenticationError || error instanceof PermissionError) return true;
+  // A base URL without /api/v1: every call fails the same way until the setting changes.
+  if (error instanceof ServiceUrlError) return true;
   return error instanceof PaymentRequiredError && error.code === "SUBSCRIPTION_INACTIVE";
 }

@@ -7,8 +7,28 @@ interface LeaseRecord {
   readonly owner: string;
   readonly host: string;
   readonly pid: number;
+  /** When this holder took the lock (absent in leases of earlier releases). */
+  readonly since?: number;
   readonly renewedAt: number;
   readonly expiresAt: number;
+}
+
+/** Who holds the single-instance lock, as `status` shows it. */
+export interface LockHolder {
+  readonly host: string;
+  readonly pid: number;
+  readonly since: number | undefined;
+  readonly renewedAt: number;
+  readonly expiresAt: number;
+}
+
+/** The lease as stored, read without taking it (`status`); undefined when nobody holds one. */
+export async function readInstanceLock(store: KeyValueNamespace): Promise<LockHolder | undefined> {
+  const lease = await store.get<Partial<LeaseRecord>>(LOCK_KEY);
+  if (typeof lease?.host !== "string" || typeof lease.pid !== "number") return undefined;
+  if (typeof lease.renewedAt !== "number" || typeof lease.expiresAt !== "number") return undefined;
+  const { host, pid, renewedAt, expiresAt } = lease;
+  return { host, pid, since: typeof lease.since === "number" ? lease.since : undefined, renewedAt, expiresAt };
 }
 
 export interface InstanceLock {
@@ -30,6 +50,8 @@ export interface InstanceLockOptions {
 }
 
 const LOCK_KEY = "instance";
+/** The namespace the daemon keeps its lease in. */
+export const LOCK_NAMESPACE = "daemon.lock";
 
 function processIsAlive(pid: number): boolean {
   try {
@@ -85,9 +107,10 @@ export async function acquireInstanceLock(
         `Stop it first; if it crashed, its lease expires in ${seconds} s. Two instances on one state would post alerts twice.`,
     );
   }
+  const since = clock();
   const write = () => {
     const now = clock();
-    return store.set<LeaseRecord>(LOCK_KEY, { owner, host, pid, renewedAt: now, expiresAt: now + leaseMs });
+    return store.set<LeaseRecord>(LOCK_KEY, { owner, host, pid, since, renewedAt: now, expiresAt: now + leaseMs });
   };
   await write();
   const check = await store.get<LeaseRecord>(LOCK_KEY);

@@ -177,7 +177,7 @@ export function createMetrics(options: { now?: () => number } = {}) {
     }),
     needsOperator: new Gauge({
       name: "retention_sync_needs_operator",
-      help: "1 while something needs an operator (mass_archive_guard, stale_export, read_only_key, reconcile_config, webhook_secret), else 0",
+      help: "1 while something needs an operator (mass_archive_guard, stale_export, read_only_key, reconcile_config, webhook_secret, slack_channel, roster_source), else 0",
       labelNames: ["reason"] as const,
       registers: [registry],
     }),

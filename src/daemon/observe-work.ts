@@ -1,6 +1,12 @@
 import type { PollReport } from "../alerts/poll-changes.js";
 import type { ApiAttempt } from "../api/api-caller.js";
-import { ConfigError, RosterFileError, type RosterPullError, RosterSourceAuthError } from "../errors.js";
+import {
+  ConfigError,
+  RosterFileError,
+  type RosterPullError,
+  RosterSourceAuthError,
+  ServiceUrlError,
+} from "../errors.js";
 import type { ReconcileReport } from "../roster/report.js";
 import type { HealthMonitor } from "./health-monitor.js";
 import type { Metrics } from "./metrics.js";
@@ -26,6 +32,7 @@ export function observeApiAttempt(metrics: Metrics, health: HealthMonitor, attem
     (attempt.status >= 200 && attempt.status < 300) ||
     attempt.status === 401 ||
     attempt.status === 403 ||
+    attempt.error instanceof ServiceUrlError ||
     attempt.code === "SUBSCRIPTION_INACTIVE";
   if (unusable) health.apiFailed(attempt.error);
   else health.apiSucceeded();
@@ -66,12 +73,35 @@ const OPERATOR_TOPICS = [
   "read_only_key",
   "reconcile_config",
   "webhook_secret",
+  "slack_channel",
+  "roster_source",
 ] as const;
 type OperatorTopic = (typeof OPERATOR_TOPICS)[number];
 
 function setNeedsOperator(metrics: Metrics, health: HealthMonitor | undefined, topic: OperatorTopic, note?: string) {
   metrics.needsOperator.set({ reason: topic }, note === undefined ? 0 : 1);
   health?.needsOperator(topic, note);
+}
+
+/**
+ * A channel Slack refuses posts to (not in the channel, not found): a note per channel naming the
+ * fix, until a post to it goes through; the metric is 1 while any channel is refused.
+ */
+export function observeChannelProblem(
+  metrics: Metrics,
+  health: HealthMonitor,
+  channel: string,
+  problem: { readonly code: string; readonly fix: string } | undefined,
+): void {
+  const note =
+    problem && `Slack refuses posts to ${channel} (${problem.code}); they wait in the outbox: ${problem.fix}`;
+  health.needsOperator(`slack_channel:${channel}`, note);
+  metrics.needsOperator.set({ reason: "slack_channel" }, health.hasNotes("slack_channel:") ? 1 : 0);
+}
+
+/** The roster source read at start (`probeRosterSource`): a note until it reads, or a reconcile completes. */
+export function observeRosterSource(metrics: Metrics, health: HealthMonitor, note: string | undefined): void {
+  setNeedsOperator(metrics, health, "roster_source", note);
 }
 
 /** The read-only key warning of `run` at start: /readyz and the metric say it until a reconcile passes the scope check. */
@@ -143,6 +173,7 @@ export function observeReconcile(metrics: Metrics, report: ReconcileReport, heal
   // This run passed the scope check and read its file: those notes are over.
   setNeedsOperator(metrics, health, "read_only_key");
   setNeedsOperator(metrics, health, "reconcile_config");
+  setNeedsOperator(metrics, health, "roster_source");
   if (report.export) metrics.rosterExportAge.set(report.export.ageSeconds);
   const outcome = report.interrupted ? "interrupted" : report.exitCode === 0 ? "ok" : "partial";
   metrics.reconcileRuns.inc({ outcome });

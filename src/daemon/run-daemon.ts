@@ -4,7 +4,9 @@ import type { Logger } from "../logger.js";
 import type { StateStore } from "../store/state-store.js";
 import { createShutdownController, sleepUnlessAborted } from "../timers.js";
 import type { HealthMonitor } from "./health-monitor.js";
+import { LOCK_NAMESPACE } from "./instance-lock.js";
 import { type JobFn, JobRunner } from "./job-runner.js";
+import { recordLeader } from "./leader-record.js";
 import { LeaderFence, type Leadership, replicaLeadership, singleInstance, type Term } from "./leadership.js";
 import type { Metrics } from "./metrics.js";
 import { type OpsRoute, startOpsServer } from "./ops-server.js";
@@ -95,7 +97,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<RunningDaemon> {
           ),
         onAnswered: () => health.leaderLockAnswered(),
       })
-    : singleInstance(store.namespace("daemon.lock"), {
+    : singleInstance(store.namespace(LOCK_NAMESPACE), {
         ...(deps.lockLeaseMs === undefined ? {} : { leaseMs: deps.lockLeaseMs }),
         onRenewFailure: (error) => health.storeFailed(error),
       });
@@ -227,6 +229,10 @@ export async function startDaemon(deps: DaemonDeps): Promise<RunningDaemon> {
     if (term.lost.aborted) onLost();
     const started = startLeaderWork(termSignal);
     work = started;
+    // Who leads since when, for `status` (read from the store, the daemon running or not).
+    void recordLeader(store, term.epoch).catch((error: unknown) =>
+      logger.debug({ err: error }, "could not record the leader for status"),
+    );
     if (replicas) {
       logger.info({ epoch: term.epoch, nextReconcile: started.nextReconcile?.toISOString() }, "became leader");
     }

@@ -31,6 +31,8 @@ export interface DeliveryOptions<P> {
   readonly term?: (() => unknown) | undefined;
   /** The clock of sent marks, thread roots and the sender (default Date.now). */
   readonly now?: (() => number) | undefined;
+  /** A channel Slack refuses (or, with undefined, accepts again): the daemon's needs-operator note. */
+  readonly onChannelProblem?: OutboxSenderOptions<P>["onChannelProblem"];
   /** Test overrides (retry delays, crash seam). */
   readonly sender?: Partial<Pick<OutboxSenderOptions<P>, "retry" | "maxRateLimitWaitMs" | "afterPost" | "sleep">>;
 }
@@ -59,6 +61,7 @@ export class DeliveryService<P = unknown> {
           coalesce: settings.coalesce,
           signal: options.signal,
           now,
+          onChannelProblem: options.onChannelProblem,
           ...options.sender,
         })
       : undefined;

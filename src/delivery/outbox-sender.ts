@@ -1,5 +1,5 @@
 import type { Logger } from "../logger.js";
-import { classifySlackError, type SlackFailure } from "../slack/classify-slack-error.js";
+import { channelAccessFix, classifySlackError, type SlackFailure } from "../slack/classify-slack-error.js";
 import type { PostedMessage, SlackPoster } from "../slack/slack-poster.js";
 import { sleepUnlessAborted } from "../timers.js";
 import type { ChannelPacer } from "./channel-pacer.js";
@@ -30,6 +30,12 @@ export interface Coalesce<P> {
   digest(channel: string, waiting: readonly OutboxDraft<P>[]): readonly OutboxDraft<P>[] | undefined;
 }
 
+/** Why Slack refuses a channel's posts, and what the operator does about it. */
+export interface ChannelProblem {
+  readonly code: string;
+  readonly fix: string;
+}
+
 /** How many bodies a channel's drain reads at a time, as it posts. */
 const BODY_BATCH = 20;
 
@@ -51,6 +57,11 @@ export interface OutboxSenderOptions<P = unknown> {
    * this aborts; what was not posted stays in the outbox for the next start.
    */
   readonly signal?: AbortSignal | undefined;
+  /**
+   * A channel Slack refuses posts to until an operator acts (`problem`: Slack's code and the fix),
+   * or, with undefined, a post to a channel that was refused went through again.
+   */
+  readonly onChannelProblem?: ((channel: string, problem: ChannelProblem | undefined) => void) | undefined;
   /** Test seam: runs between Slack's confirmation and mark-sent, where a crash causes a double post. */
   readonly afterPost?: (entry: OutboxEntry<P>) => Promise<void> | void;
 }
@@ -101,6 +112,8 @@ export class OutboxSender<P = unknown> {
   private readonly now: () => number;
   private readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   private readonly loggedProblems = new Set<string>();
+  /** Channels refused for good (until fixed): cleared by the channel's next post that goes through. */
+  private readonly refusedChannels = new Set<string>();
   private readonly dmChannels = new Map<string, string>();
   private running: Promise<FlushReport> | undefined;
   /** Posts between their call to Slack and their mark-sent commit (`postsSettled`). */
@@ -328,13 +341,16 @@ export class OutboxSender<P = unknown> {
       return "sent";
     }
     report.blockedChannels[channel] = failure.code;
+    const fix = channelAccessFix(failure.code, channel) ?? failure.fix;
     this.logOnce(
       channel,
       failure.code,
       "error",
-      { channel, code: failure.code, fix: failure.fix },
-      `Slack refused alerts for ${channel} (${failure.code}); they stay in the outbox until this is fixed`,
+      { channel, code: failure.code, fix },
+      `Slack refused alerts for ${channel} (${failure.code}); they stay in the outbox until this is fixed: ${fix}`,
     );
+    this.refusedChannels.add(channel);
+    this.options.onChannelProblem?.(channel, { code: failure.code, fix });
     return "stop-channel";
   }
 
@@ -393,6 +409,7 @@ export class OutboxSender<P = unknown> {
     this.totals.sent += 1;
     for (const key of [...this.loggedProblems])
       if (key.startsWith(`${entry.channel}|`)) this.loggedProblems.delete(key);
+    if (this.refusedChannels.delete(channel)) this.options.onChannelProblem?.(channel, undefined);
     return premarked;
   }
 

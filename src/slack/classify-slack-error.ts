@@ -41,6 +41,23 @@ const FIXES: Readonly<Record<string, string>> = {
     "The manager's HRIS email has no Slack account: fix the email in the roster or turn off alerts.managerDm.",
 };
 
+/** Slack's answers that mean this bot cannot post to this channel until someone invites it. */
+export const CHANNEL_ACCESS_ERRORS: ReadonlySet<string> = new Set(["not_in_channel", "channel_not_found"]);
+
+/**
+ * The fix for a channel the bot cannot post to, naming the channel: what the log, the daemon's
+ * needs-operator note and `status` say. Undefined for any other error.
+ */
+export function channelAccessFix(code: string, channel: string): string | undefined {
+  if (code === "not_in_channel") {
+    return `run /invite @<your bot> in ${channel}, or give the app the chat:write.public scope (public channels only) and reinstall it`;
+  }
+  if (code === "channel_not_found") {
+    return `check that ${channel} exists (alerts.routes[].channel, SLACK_CHANNEL, SLACK_POACHING_CHANNEL; a private channel is invisible to the bot: use its id) and run /invite @<your bot> in it`;
+  }
+  return undefined;
+}
+
 function record(value: unknown): Record<string, unknown> {
   return typeof value === "object" && value !== null ? (value as Record<string, unknown>) : {};
 }

@@ -643,6 +643,11 @@ export interface PostgresStoreOptions {
   readonly poolSize?: number;
   /** Where broken idle connections are reported. */
   readonly logger?: Logger | undefined;
+  /**
+   * For readers that must change nothing (`status`): every session is read-only, the tables are
+   * neither created nor checked, and no probe is written (`schema.from` is then -1: not looked at).
+   */
+  readonly readOnly?: boolean | undefined;
 }
 
 /**
@@ -663,7 +668,8 @@ export async function openPostgresStateStore(
   }
   const sessionConfig: pg.ClientConfig = {
     connectionString,
-    options: SESSION_OPTIONS,
+    // Read-only (`status`): the server itself refuses any write of this session.
+    options: options.readOnly ? `${SESSION_OPTIONS} -c default_transaction_read_only=on` : SESSION_OPTIONS,
     application_name: "retention-sync",
     keepAlive: true,
     keepAliveInitialDelayMillis: 5_000,
@@ -681,6 +687,8 @@ export async function openPostgresStateStore(
   });
   const ctx = new PgContext(pool, location, sessionConfig);
   try {
+    const store = new PostgresStateStore(ctx, new PgElection(ctx), undefined);
+    if (options.readOnly) return { store, schema: { from: -1 } };
     const client = await pool.connect();
     let schema: { from: number };
     try {
@@ -688,7 +696,6 @@ export async function openPostgresStateStore(
     } finally {
       client.release();
     }
-    const store = new PostgresStateStore(ctx, new PgElection(ctx), undefined);
     // A probe write proves the role may write before any job relies on it.
     await store.namespace("meta").set("openedAt", new Date().toISOString());
     return { store, schema };

@@ -18,9 +18,16 @@ export interface SqliteConnection {
  * sqlite3 binding's `Database#all` prepares, runs and finalizes a statement per call, three trips
  * to its thread pool where a prepared statement makes one.
  */
-export async function openSqliteConnection(file: string, busyTimeoutMs: number): Promise<SqliteConnection> {
+export async function openSqliteConnection(
+  file: string,
+  busyTimeoutMs: number,
+  options: { readonly readOnly?: boolean; readonly uri?: boolean } = {},
+): Promise<SqliteConnection> {
+  const mode =
+    (options.readOnly ? sqlite3.OPEN_READONLY : sqlite3.OPEN_READWRITE | sqlite3.OPEN_CREATE) |
+    (options.uri ? sqlite3.OPEN_URI : 0);
   const db = await new Promise<sqlite3.Database>((resolveOpen, reject) => {
-    const opened: sqlite3.Database = new sqlite3.Database(file, (error) =>
+    const opened: sqlite3.Database = new sqlite3.Database(file, mode, (error) =>
       error ? reject(error) : resolveOpen(opened),
     );
   });

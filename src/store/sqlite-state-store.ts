@@ -25,7 +25,7 @@ const NS_SEPARATOR = "::";
 export function ackedKeySet(queue: string): string {
   return `${queue}#acked`;
 }
-const KEYV_NAMESPACE = KEYV_PREFIX.slice(0, -1);
+export const KEYV_NAMESPACE = KEYV_PREFIX.slice(0, -1);
 
 function storeFailure(action: string, location: string, error: unknown): StoreError {
   if (error instanceof StoreError) return error;
@@ -347,7 +347,7 @@ class SqliteKeySet implements KeySet {
   }
 }
 
-class SqliteStateStore implements StateStore {
+export class SqliteStateStore implements StateStore {
   private readonly gate = new Gate();
   private closed = false;
   private readonly gated: Runner;

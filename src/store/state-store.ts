@@ -1,5 +1,6 @@
 import type { Logger } from "../logger.js";
 import { isPostgresUrl } from "./postgres-url.js";
+import { openSqliteReadOnly } from "./sqlite-read-only.js";
 import { openSqliteStateStore } from "./sqlite-state-store.js";
 import type { StateStore } from "./store-types.js";
 
@@ -52,4 +53,20 @@ export async function openStateStore(location: string, options: OpenStateStoreOp
     );
   }
   return store;
+}
+
+/**
+ * Opens the state database for reading only (`status`): nothing is created, migrated or written,
+ * no lock is taken, so it is safe beside a running daemon. A write through it fails. A SQLite file
+ * that does not exist is a StoreError naming the path (the daemon has not run with it).
+ */
+export async function openStateStoreReadOnly(
+  location: string,
+  options: Pick<OpenStateStoreOptions, "password"> = {},
+): Promise<StateStore> {
+  if (isPostgresUrl(location)) {
+    const { openPostgresStateStore } = await import("./postgres-state-store.js");
+    return (await openPostgresStateStore(location, { password: options.password, readOnly: true, poolSize: 1 })).store;
+  }
+  return openSqliteReadOnly(location);
 }

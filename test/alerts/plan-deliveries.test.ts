@@ -104,14 +104,20 @@ describe("planDeliveries", () => {
   });
 
   it("counts what went to the catch-all and reports only what nothing took as unrouted", () => {
-    const routing: RoutingConfig = { routes: BOTH.routes.slice(0, 1), defaultChannel: "hr-catch-all" };
+    const routing: RoutingConfig = { routes: [], defaultChannel: "hr-catch-all" };
     const own = buildAlert({ lens: RETENTION });
+    const ownLow = buildAlert({ lens: RETENTION, riskScore: 0.2, riskLevel: "low" });
     const theirs = buildAlert({ lens: ACME });
-    const low = buildAlert({ lens: ACME, riskScore: 0.2, riskLevel: "low" });
-    const plan = planDeliveries({ alerts: [own, theirs, low], routing, digestThreshold: 10, managerDm: false });
-    expect(plan.drafts.map((d) => d.channel)).toEqual(["hr-alerts", "hr-catch-all"]);
+    const plan = planDeliveries({ alerts: [own, ownLow, theirs], routing, digestThreshold: 10, managerDm: false });
+    expect(plan.drafts.map((d) => d.channel)).toEqual(["hr-catch-all"]);
     expect(plan.caughtAll).toBe(1);
-    expect(plan.unrouted).toEqual([low]);
+    // The catch-all never takes the poaching lens: unrouted, like what is below Watch.
+    expect(plan.unrouted).toEqual([ownLow, theirs]);
+    const withTalent: RoutingConfig = { ...routing, poachingChannel: "talent" };
+    const both = planDeliveries({ alerts: [own, theirs], routing: withTalent, digestThreshold: 10, managerDm: false });
+    expect(both.drafts.map((d) => d.channel)).toEqual(["hr-catch-all", "talent"]);
+    expect(both.caughtAll).toBe(2);
+    expect(both.unrouted).toEqual([]);
   });
 });
 

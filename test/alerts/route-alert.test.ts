@@ -4,6 +4,7 @@ import {
   CATCH_ALL,
   entryMatcher,
   normaliseText,
+  POACHING_CATCH_ALL,
   routeAlert,
   routerFor,
   routeThreshold,
@@ -14,13 +15,30 @@ import { ACME, buildAlert, GLOBEX, RETENTION } from "./support/build-alert.js";
 const route = (r: Partial<AlertRoute> & { channel: string }): AlertRoute => ({ lens: "both", ...r });
 
 describe("routeAlert", () => {
-  it("sends everything at Watch or above to slack.channel when no routes are configured", () => {
+  it("sends every retention alert at Watch or above to slack.channel when no routes are configured", () => {
     const config = { routes: [], defaultChannel: "#alerts" };
     expect(routeAlert(buildAlert({ riskScore: 0.5, riskLevel: "watch" }), config)).toEqual([
       { channel: "#alerts", routes: [CATCH_ALL] },
     ]);
     expect(routeAlert(buildAlert({ riskScore: 0.49, riskLevel: "low" }), config)).toEqual([]);
-    expect(routeAlert(buildAlert({ lens: ACME, riskScore: 0.9 }), config).map((m) => m.channel)).toEqual(["#alerts"]);
+  });
+
+  it("never sends the poaching lens to slack.channel: only a route or slack.poachingChannel takes it", () => {
+    const poaching = buildAlert({ lens: ACME, riskScore: 0.9 });
+    expect(routerFor({ routes: [], defaultChannel: "#alerts" }).route(poaching)).toEqual({
+      matches: [],
+      caughtAll: false,
+    });
+    const withPoachingChannel = { routes: [], defaultChannel: "#alerts", poachingChannel: "#talent" };
+    expect(routerFor(withPoachingChannel).route(poaching)).toEqual({
+      matches: [{ channel: "#talent", routes: [POACHING_CATCH_ALL] }],
+      caughtAll: true,
+    });
+    // The poaching channel takes no retention alert, and nothing below Watch.
+    expect(routeAlert(buildAlert({ riskScore: 0.9 }), withPoachingChannel).map((m) => m.channel)).toEqual(["#alerts"]);
+    expect(routeAlert(buildAlert({ lens: ACME, riskScore: 0.3, riskLevel: "low" }), withPoachingChannel)).toEqual([]);
+    const routed = { routes: [route({ lens: "poaching", channel: "#acme" })], defaultChannel: "#alerts" };
+    expect(routeAlert(poaching, routed).map((m) => m.channel)).toEqual(["#acme"]);
   });
 
   it("routes nothing when neither routes nor a default channel exist", () => {
@@ -189,13 +207,17 @@ describe("minRiskScoreForLens", () => {
     expect(minRiskScoreForLens(GLOBEX, { routes })).toBe(0.75);
   });
 
-  it("returns null when nothing can use the lens, and Watch when the catch-all can", () => {
+  it("returns null when nothing can use the lens, and Watch when the lens's catch-all can", () => {
     expect(minRiskScoreForLens(ACME, { routes: [route({ lens: "retention", channel: "#hr" })] })).toBeNull();
-    expect(minRiskScoreForLens(ACME, { routes: [], defaultChannel: "#a" })).toBe(0.5);
+    // slack.channel never takes the poaching lens: it alone does not make the lens polled.
+    expect(minRiskScoreForLens(ACME, { routes: [], defaultChannel: "#a" })).toBeNull();
+    expect(minRiskScoreForLens(RETENTION, { routes: [], defaultChannel: "#a" })).toBe(0.5);
+    expect(minRiskScoreForLens(ACME, { routes: [], poachingChannel: "#t" })).toBe(0.5);
+    expect(minRiskScoreForLens(RETENTION, { routes: [], poachingChannel: "#t" })).toBeNull();
     expect(minRiskScoreForLens(ACME, { routes: [] })).toBeNull();
-    // With routes configured, slack.channel still takes what they leave: the lens is polled for it.
+    // With routes configured, the catch-all still takes what they leave: the lens is polled for it.
     expect(
-      minRiskScoreForLens(ACME, { routes: [route({ lens: "retention", channel: "#hr" })], defaultChannel: "#a" }),
+      minRiskScoreForLens(RETENTION, { routes: [route({ lens: "poaching", channel: "#acme" })], defaultChannel: "#a" }),
     ).toBe(0.5);
   });
 

@@ -124,7 +124,7 @@ describe("the catch-all (slack.channel)", () => {
       await signal(support.id, "open_to_work");
       const dropped = await runCli(["--config", config, "poll", "--once"], env);
       expect(dropped.stdout).toContain("poll: 1 new alert(s), 0 message(s) posted");
-      expect(dropped.stdout).toContain("1 alert(s) matched no route and were not posted");
+      expect(dropped.stdout).toContain("poll: 1 retention alert(s) not posted: matched no route");
 
       await signal(support.id, "new_skills");
       const caught = await runCli(["--config", config, "poll", "--once"], { ...env, SLACK_CHANNEL: "hr-alerts" });
@@ -135,6 +135,68 @@ describe("the catch-all (slack.channel)", () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe("the poaching lens by default", () => {
+  it("never reaches slack.channel: not polled without a route or slack.poachingChannel, said once, not as a warning", async () => {
+    const logs = captureLogs({ level: "info" });
+    const h = await start({ alerts: { initialLookback: 120 }, slack: { channel: "hr-alerts" }, logger: logs.logger });
+    const saidBefore = logs.records().length;
+    const [competitor] = await h.client.listCompetitors();
+    if (!competitor) throw new Error("a competitor");
+    const own = someone((p) => p.organizationId === emulator().organizationId);
+    await emulator().control.signals({ organizationId: competitor.id, changeType: "open_to_work", riskScore: 0.9 });
+    await signal(own.id, "open_to_work");
+    const report = await h.pipeline.poll({ now: new Date(), dryRun: false });
+    expect(slack.posted("hr-alerts").map(messageText).join("\n")).toContain(own.name);
+    expect(slack.posted("hr-alerts")).toHaveLength(1);
+    const poaching = report.lenses.filter((l) => l.lens.startsWith("poaching"));
+    expect(poaching.length).toBeGreaterThan(0);
+    for (const lens of poaching) expect(lens.skipped).toContain("slack.poachingChannel");
+    const said = logs
+      .records()
+      .slice(saidBefore)
+      .filter((r) => String(r.msg).startsWith("poaching lens not polled"));
+    expect(said.map((r) => r.level)).toEqual([30]);
+  });
+
+  it("goes to slack.poachingChannel when it is set; what a route leaves is unrouted, noted once per pass", async () => {
+    const logs = captureLogs({ level: "info" });
+    const h = await start({
+      alerts: {
+        initialLookback: 120,
+        routes: [{ lens: "poaching", departments: ["no such department"], channel: "berlin" }],
+      },
+      slack: { channel: "hr-alerts" },
+      logger: logs.logger,
+    });
+    const saidBefore = logs.records().length;
+    const [competitor] = await h.client.listCompetitors();
+    if (!competitor) throw new Error("a competitor");
+    await emulator().control.signals({ organizationId: competitor.id, changeType: "open_to_work", riskScore: 0.9 });
+    const report = await h.pipeline.poll({ now: new Date(), dryRun: false });
+    expect(report).toMatchObject({ unrouted: 1, unroutedPoaching: 1 });
+    expect(slack.posted("hr-alerts")).toHaveLength(0);
+    const noted = logs
+      .records()
+      .slice(saidBefore)
+      .filter((r) => String(r.msg).startsWith("1 poaching alert(s) not posted"));
+    expect(noted.map((r) => r.level)).toEqual([30]);
+    await h.close();
+    harness = undefined;
+
+    const talent = await start({
+      alerts: { initialLookback: 120 },
+      slack: { channel: "hr-alerts", poachingChannel: "talent" },
+    });
+    await emulator().control.signals({ organizationId: competitor.id, changeType: "open_to_work", riskScore: 0.9 });
+    await talent.pipeline.poll({ now: new Date(), dryRun: false });
+    // The first start's signal may be posted too (it is inside the look-back): both are poaching alerts.
+    expect(slack.posted("talent").length).toBeGreaterThan(0);
+    for (const message of slack.posted("talent"))
+      expect(messageText(message)).toContain(`Poaching · ${competitor.name}`);
+    expect(slack.posted("hr-alerts")).toHaveLength(0);
   });
 });
 

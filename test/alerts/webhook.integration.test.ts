@@ -7,6 +7,7 @@ import { startWebhookReceiver, type WebhookReceiver } from "../../src/alerts/rec
 import { computeSignature } from "../../src/alerts/verify-signature.js";
 import { RetentionClient } from "../../src/api/client.js";
 import { run as runPoll } from "../../src/commands/poll.js";
+import { captureLogs } from "../helpers/capture-logs.js";
 import { type FakeSlack, startFakeSlack } from "../helpers/fake-slack.js";
 import { useEmulator } from "../helpers/start-emulator.js";
 import { type Harness, messageText, startHarness } from "./support/alert-harness.js";
@@ -90,6 +91,30 @@ describe("webhook receiver with the emulator's signed deliveries", () => {
       duplicates: 1,
     });
     expect(slack.posted("hr-alerts")).toHaveLength(1);
+  });
+
+  it("keeps a poaching event out of slack.channel when no route or slack.poachingChannel takes that lens", async () => {
+    const logs = captureLogs({ level: "info" });
+    await harness.close();
+    harness = await startHarness(emulator(), slack, {
+      alerts: { initialLookback: 120 },
+      slack: { channel: "hr-alerts" },
+      logger: logs.logger,
+    });
+    await harness.pipeline.poll({ now: new Date(), dryRun: false });
+    await register();
+    const [competitor] = await harness.client.listCompetitors();
+    if (!competitor) throw new Error("the demo seed has competitors");
+    await emulator().control.signals({ count: 1, organizationId: competitor.id, riskScore: 0.95 });
+    const [own] = await emulator().control.signals({
+      count: 1,
+      organizationId: emulator().organizationId,
+      riskScore: 0.9,
+    });
+    const noted = () => logs.records().some((r) => String(r.msg).includes("1 poaching alert(s) not posted"));
+    await until(() => noted() && slack.posted("hr-alerts").length === 1, "the retention alert and the poaching note");
+    expect(slack.posted("hr-alerts")).toHaveLength(1);
+    expect(messageText(slack.posted("hr-alerts")[0] ?? {})).toContain(nameOf(own));
   });
 
   it("posts a poaching.opportunity in the poaching lens with the competitor's name", async () => {

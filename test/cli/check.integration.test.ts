@@ -61,6 +61,28 @@ describe("retention-sync check", () => {
     expect(slack.calls.map((c) => c.method)).toEqual(["auth.test", "conversations.list"]);
   });
 
+  it("says where each lens goes: with SLACK_CHANNEL alone, the poaching lens goes nowhere", async () => {
+    const result = await runCli(["check"], env());
+    expect(result.stdout).toContain(
+      "- retention lens: everything at Watch or above → #hr-alerts (slack.channel (SLACK_CHANNEL))\n",
+    );
+    expect(result.stdout).toContain(
+      "- poaching lens: not posted — no route or slack.poachingChannel (SLACK_POACHING_CHANNEL) takes it\n",
+    );
+    const file = join(dir, "routes.yaml");
+    writeFileSync(
+      file,
+      "alerts:\n  routes:\n    - name: talent\n      lens: poaching\n      channel: poaching-alerts\n",
+    );
+    const routed = await runCli(["check", "--config", file], env({ SLACK_POACHING_CHANNEL: "#hr-alerts" }));
+    expect(routed.stdout).toContain(
+      "- poaching lens: routes talent → poaching-alerts; the rest at Watch or above → #hr-alerts (slack.poachingChannel (SLACK_POACHING_CHANNEL))\n",
+    );
+    expect(routed.stdout).toMatch(
+      /✓ Slack channel #hr-alerts \(slack.poachingChannel \(SLACK_POACHING_CHANNEL\)\): exists/,
+    );
+  });
+
   it("checks route channels by id with conversations.info", async () => {
     const file = join(dir, "routes.yaml");
     const id = slack.channels.get("poaching-alerts")?.id ?? "";

@@ -4,7 +4,17 @@ import { createMetrics } from "../../src/daemon/metrics.js";
 import { observePollPass, observeQueued } from "../../src/daemon/observe-work.js";
 
 function report(lenses: PollReport["lenses"], extra: Partial<PollReport> = {}): PollReport {
-  return { lenses, alerts: 0, unrouted: 0, caughtAll: 0, enqueued: 0, digestChannels: [], drafts: [], ...extra };
+  return {
+    lenses,
+    alerts: 0,
+    unrouted: 0,
+    unroutedPoaching: 0,
+    caughtAll: 0,
+    enqueued: 0,
+    digestChannels: [],
+    drafts: [],
+    ...extra,
+  };
 }
 
 function value(text: string, name: string, labels = ""): number | undefined {

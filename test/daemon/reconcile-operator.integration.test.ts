@@ -84,6 +84,45 @@ describe("run and the operator", () => {
     );
   });
 
+  it("a roster file that cannot be read at start is a needs-operator note, ready all the same, cleared once it reads", async () => {
+    const logs = captureStream();
+    const missing = `${world.files.dir}/not-there.csv`;
+    const configFile = await world.files.write("config.yaml", CONFIG);
+    const env = daemonEnv(world, "roster-probe", { HRIS_ROSTER_FILE: missing, LOG_LEVEL: "info" });
+    const ticks: Array<() => Promise<void>> = [];
+    configured = await startConfiguredDaemon(
+      loadConfig({ file: configFile, env }),
+      { argv: [], env, stdout: logs.stream, stderr: logs.stream },
+      {
+        hrisEvery: (_ms, tick) => {
+          ticks.push(tick);
+          return () => {};
+        },
+      },
+    );
+    const { opsUrl } = configured.daemon;
+    const readyz = await until("the roster note", async () => {
+      const response = await fetch(`${opsUrl}/readyz`);
+      const text = await response.text();
+      return text.includes("roster file") ? { status: response.status, text } : undefined;
+    });
+    // Alerts still flow: ready, with the note shown.
+    expect(readyz.status).toBe(200);
+    expect(readyz.text).toContain(`needs operator: the roster file ${missing} cannot be used (cannot be read)`);
+    expect(await (await fetch(`${opsUrl}/metrics`)).text()).toContain(
+      'retention_sync_needs_operator{reason="roster_source"} 1',
+    );
+    expect(logs.text()).toMatch(/"level":50.*roster source unusable at start/);
+
+    await world.files.write("not-there.csv", toCsv(makePeople(2)));
+    const retry = await until("the retry timer", async () => ticks[0]);
+    await retry();
+    expect(await (await fetch(`${opsUrl}/readyz`)).text()).not.toContain("roster file");
+    expect(await (await fetch(`${opsUrl}/metrics`)).text()).toContain(
+      'retention_sync_needs_operator{reason="roster_source"} 0',
+    );
+  });
+
   it("a held mass-archive guard turns /readyz's note and the metric to needs operator, and a routine run clears them", async () => {
     const people = makePeople(20);
     const file = await world.files.write("hris.csv", toCsv(people));

@@ -146,7 +146,8 @@ describe("OutboxSender with a fake Slack", () => {
     expect(second).toMatchObject({ sent: 0, pending: 2, permanentFailures: 1 });
     const errors = logs.records().filter((r) => r.code === "channel_not_found");
     expect(errors).toHaveLength(1);
-    expect(String(errors[0]?.fix)).toContain("invite the bot");
+    expect(String(errors[0]?.fix)).toContain("run /invite @<your bot> in it");
+    expect(String(errors[0]?.fix)).toContain("check that new-channel exists");
     slack.addChannel("new-channel");
     expect(await sender.flush()).toMatchObject({ sent: 2, pending: 0 });
     expect(slack.posted("new-channel")).toHaveLength(2);

@@ -14,9 +14,18 @@ export interface DaemonProcess {
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** Starts `node <cli> run` with exactly `env` (plus PATH); resolves once it logged its start-up line. */
-export async function spawnDaemon(cli: string, env: Record<string, string>, startMs = 20_000): Promise<DaemonProcess> {
+/**
+ * Starts `node <cli> run` with exactly `env` (plus PATH), in `cwd` when given; resolves once it
+ * logged its start-up line.
+ */
+export async function spawnDaemon(
+  cli: string,
+  env: Record<string, string>,
+  startMs = 20_000,
+  cwd?: string,
+): Promise<DaemonProcess> {
   const child = spawn(process.execPath, [cli, "run"], {
+    ...(cwd === undefined ? {} : { cwd }),
     env: { PATH: process.env.PATH, ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });

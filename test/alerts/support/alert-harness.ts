@@ -38,7 +38,7 @@ export async function startHarness(
   slack: FakeSlack,
   options: {
     alerts?: ConfigInput["alerts"];
-    slack?: { channel?: string };
+    slack?: { channel?: string; poachingChannel?: string };
     logger?: Logger;
     hris?: HrisLookup | undefined;
   } = {},
