@@ -111,11 +111,11 @@ export async function startConfiguredDaemon(
           signal: shutdown.signal,
           logger: logger.child({ component: "alerts" }),
           onPass: (report) => observePollPass(metrics, report, new Date()),
-          onQueued: (count) => observeQueued(metrics, count),
           onRefused: (reason) => metrics.requestsRefused.inc({ server: "webhook", reason }),
           hrisEvery: seams.hrisEvery,
         })
       : undefined;
+    alerts?.pipeline.events.on("queued", ({ count }) => observeQueued(metrics, count));
     if (alerts && !slack) logger.warn("SLACK_BOT_TOKEN is not set: alerts are queued in the outbox until it is");
     const webhookProblem = webhookSecretProblem(config);
     if (webhookProblem) {
