@@ -192,21 +192,22 @@ export async function startConfiguredDaemon(
             timezone: config.roster.timezone,
             runOnStart,
             async run(signal) {
-              const { reconcileOnce, recordFailedRun, recordRun } = rosterCode;
-              const options = { ...(rosterFile ? { file: rosterFile } : {}), signal, holdForApproval };
-              const report = await exclusive(() => reconcileOnce(reconcileDeps, options)).catch(
-                async (error: unknown) => {
-                  observeReconcileFailure(metrics, health, error);
-                  if (!signal.aborted) await recordFailedRun(store, error).catch(() => undefined);
-                  if (error instanceof RosterPullError && !(error instanceof RosterSourceAuthError)) {
-                    observePullFailure(metrics, health, error, lastCompletePull, config.roster.staleAfter, Date.now());
-                  }
-                  throw error;
-                },
-              );
+              const { applyRun, planRun, recordFailedRun, recordRun } = rosterCode;
+              const planned = async () => {
+                const plan = await planRun(reconcileDeps, { ...(rosterFile ? { file: rosterFile } : {}), signal });
+                return applyRun(reconcileDeps, plan, { signal, holdForApproval });
+              };
+              const report = await exclusive(planned).catch(async (error: unknown) => {
+                observeReconcileFailure(metrics, health, error);
+                if (!signal.aborted) await recordFailedRun(store, error).catch(() => undefined);
+                if (error instanceof RosterPullError && !(error instanceof RosterSourceAuthError)) {
+                  observePullFailure(metrics, health, error, lastCompletePull, config.roster.staleAfter, Date.now());
+                }
+                throw error;
+              });
               lastCompletePull = Date.now();
               await recordRun(store, report);
-              // reconcileOnce logs the report itself; the daemon only counts it and posts it.
+              // applyRun logs the report itself; the daemon only counts it and posts it.
               observeReconcile(metrics, report, health);
               await postReport(report);
             },
