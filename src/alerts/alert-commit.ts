@@ -1,6 +1,7 @@
 import type { Outbox } from "../delivery/outbox.js";
 import type { Logger } from "../logger.js";
 import type { StateStore, StoreScope } from "../store/state-store.js";
+import { TypedEmitter } from "../typed-emitter.js";
 import type { Alert } from "./alert.js";
 import type { DeliveryLedger } from "./delivery-ledger.js";
 import type { AlertDraft } from "./plan-deliveries.js";
@@ -20,6 +21,14 @@ export interface AlertBatch {
   readonly consumed?: { readonly queue: string; readonly ids: readonly string[] } | undefined;
 }
 
+/** What the alert path tells its observers (metrics). */
+export interface AlertEventMap {
+  /** Messages a hand-over (either door) or a recovery put in the outbox that were new to it. */
+  readonly queued: { readonly count: number };
+}
+
+export class AlertEvents extends TypedEmitter<AlertEventMap> {}
+
 export interface AlertCommitDeps {
   readonly store: StateStore;
   readonly outbox: Outbox<Alert>;
@@ -27,6 +36,8 @@ export interface AlertCommitDeps {
   /** The namespace of the lenses' cursors. */
   readonly cursorNamespace: string;
   readonly logger: Logger;
+  /** Told what each commit or recovery enqueued. */
+  readonly events?: AlertEvents | undefined;
 }
 
 /**
@@ -40,14 +51,15 @@ export class AlertCommitLog {
   private journalChecked = false;
 
   /** Commits a batch; returns how many drafts were new to the outbox. */
-  commit(batch: AlertBatch): Promise<number> {
+  async commit(batch: AlertBatch): Promise<number> {
     const empty =
       batch.drafts.length === 0 &&
       batch.keys.length === 0 &&
       Object.keys(batch.cursors).length === 0 &&
       (batch.consumed?.ids.length ?? 0) === 0;
-    if (empty) return Promise.resolve(0);
-    return this.deps.store.transaction((scope) => this.apply(batch, scope));
+    if (empty) return this.queued(0);
+    const enqueued = await this.deps.store.transaction((scope) => this.apply(batch, scope));
+    return this.queued(enqueued);
   }
 
   /**
@@ -56,12 +68,12 @@ export class AlertCommitLog {
    */
   async recover(): Promise<{ recovered: boolean; enqueued: number }> {
     // This release never writes the journal: once found absent, it cannot appear again.
-    if (this.journalChecked) return { recovered: false, enqueued: 0 };
+    if (this.journalChecked) return { recovered: false, enqueued: this.queued(0) };
     const journal = this.deps.store.namespace(COMMIT_NAMESPACE);
     const pending = await journal.get<AlertBatch>(PENDING_KEY);
     if (!pending) {
       this.journalChecked = true;
-      return { recovered: false, enqueued: 0 };
+      return { recovered: false, enqueued: this.queued(0) };
     }
     const enqueued = await this.deps.store.transaction(async (scope) => {
       const added = await this.apply(pending, scope);
@@ -72,7 +84,13 @@ export class AlertCommitLog {
       { enqueued, changes: pending.keys.length },
       "the previous run stopped while handing alerts over to the outbox; finished that hand-over first",
     );
-    return { recovered: true, enqueued };
+    return { recovered: true, enqueued: this.queued(enqueued) };
+  }
+
+  /** Tells the observers what a commit or recovery enqueued (0 included), and returns it. */
+  private queued(count: number): number {
+    this.deps.events?.emit("queued", { count });
+    return count;
   }
 
   /** Every step is idempotent: drafts have deterministic ids, keys and cursors are plain sets. */

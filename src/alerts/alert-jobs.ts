@@ -41,8 +41,6 @@ export function createAlertJobs(input: {
   readonly signal?: AbortSignal | undefined;
   /** Called after each pass (metrics). */
   readonly onPass?: (report: PollReport) => void;
-  /** Called with what each hand-over of either door put in the outbox (metrics). */
-  readonly onQueued?: (count: number) => void;
   /** Called for every request the webhook receiver refuses (metrics). */
   readonly onRefused?: ((reason: RefusalReason) => void) | undefined;
   /** Replicas: the unfenced store webhook events are accepted into, and whether this replica leads. */
@@ -65,7 +63,6 @@ export function createAlertJobs(input: {
     logger,
     hris: (url) => hris.current?.(url),
     signal: input.signal,
-    onQueued: input.onQueued,
     acceptStore: input.acceptStore,
     leading: input.leading,
   });

@@ -3,7 +3,7 @@ import { PersonMarks } from "../interactive/person-marks.js";
 import type { Logger } from "../logger.js";
 import type { StateStore } from "../store/state-store.js";
 import type { Alert } from "./alert.js";
-import { AlertCommitLog } from "./alert-commit.js";
+import { AlertCommitLog, AlertEvents } from "./alert-commit.js";
 import type { AlertSettings } from "./alert-settings.js";
 import { DeliveryLedger } from "./delivery-ledger.js";
 import type { HrisLookup } from "./enrich.js";
@@ -24,33 +24,9 @@ export interface AlertPipelineOptions {
   readonly hris?: HrisLookup | undefined;
   /** Shutdown: the webhook inbox stops handing over between batches. */
   readonly signal?: AbortSignal | undefined;
-  /** Called with the number of messages each hand-over (either door) or recovery put in the outbox (metrics). */
-  readonly onQueued?: ((count: number) => void) | undefined;
   /** Replicas: the store webhook events are accepted into on any replica, and whether this one leads (WebhookInboxDeps). */
   readonly acceptStore?: StateStore | undefined;
   readonly leading?: (() => boolean) | undefined;
-}
-
-/** The commit log, reporting what each commit or recovery enqueued. */
-class ObservedCommitLog extends AlertCommitLog {
-  constructor(
-    deps: ConstructorParameters<typeof AlertCommitLog>[0],
-    private readonly onQueued: (count: number) => void,
-  ) {
-    super(deps);
-  }
-
-  override async commit(batch: Parameters<AlertCommitLog["commit"]>[0]): Promise<number> {
-    const enqueued = await super.commit(batch);
-    this.onQueued(enqueued);
-    return enqueued;
-  }
-
-  override async recover(): Promise<{ recovered: boolean; enqueued: number }> {
-    const result = await super.recover();
-    this.onQueued(result.enqueued);
-    return result;
-  }
 }
 
 /** The alert path wired once: what `poll`, the daemon and the webhook receiver share. */
@@ -61,6 +37,8 @@ export interface AlertPipeline {
   readonly inbox: WebhookInbox;
   /** Person details from roster list pages, shared by every pass (its request counts show the cost). */
   readonly directory: PersonDirectory;
+  /** What each hand-over (either door) or recovery put in the outbox (metrics subscribe). */
+  readonly events: AlertEvents;
   poll(options: { now: Date; dryRun: boolean; signal?: AbortSignal | undefined }): Promise<PollReport>;
   /** Dependencies for createWebhookHandler/startWebhookReceiver. */
   webhookDeps(): WebhookDeps;
@@ -70,16 +48,15 @@ export function createAlertPipeline(options: AlertPipelineOptions): AlertPipelin
   const { settings, store, logger, delivery } = options;
   const ledger = new DeliveryLedger(store, settings.retentionMs);
   const cursors = store.namespace(CURSOR_NAMESPACE);
-  const commitDeps = {
+  const events = new AlertEvents();
+  const commits = new AlertCommitLog({
     store,
     outbox: delivery.outbox,
     ledger,
     cursorNamespace: CURSOR_NAMESPACE,
     logger: logger.child({ component: "alerts-commit" }),
-  };
-  const commits = options.onQueued
-    ? new ObservedCommitLog(commitDeps, options.onQueued)
-    : new AlertCommitLog(commitDeps);
+    events,
+  });
   const scores = new ScoreHistory(store.namespace(SCORES_NAMESPACE), settings.retentionMs);
   // Snoozes and acknowledgements from the Slack buttons (empty namespaces when they are off).
   const marks = new PersonMarks(store);
@@ -108,6 +85,7 @@ export function createAlertPipeline(options: AlertPipelineOptions): AlertPipelin
     delivery,
     inbox,
     directory,
+    events,
     poll: (pass) =>
       pollOnce(
         {

@@ -111,11 +111,11 @@ export async function startConfiguredDaemon(
           signal: shutdown.signal,
           logger: logger.child({ component: "alerts" }),
           onPass: (report) => observePollPass(metrics, report, new Date()),
-          onQueued: (count) => observeQueued(metrics, count),
           onRefused: (reason) => metrics.requestsRefused.inc({ server: "webhook", reason }),
           hrisEvery: seams.hrisEvery,
         })
       : undefined;
+    alerts?.pipeline.events.on("queued", ({ count }) => observeQueued(metrics, count));
     if (alerts && !slack) logger.warn("SLACK_BOT_TOKEN is not set: alerts are queued in the outbox until it is");
     const webhookProblem = webhookSecretProblem(config);
     if (webhookProblem) {
@@ -192,21 +192,22 @@ export async function startConfiguredDaemon(
             timezone: config.roster.timezone,
             runOnStart,
             async run(signal) {
-              const { reconcileOnce, recordFailedRun, recordRun } = rosterCode;
-              const options = { ...(rosterFile ? { file: rosterFile } : {}), signal, holdForApproval };
-              const report = await exclusive(() => reconcileOnce(reconcileDeps, options)).catch(
-                async (error: unknown) => {
-                  observeReconcileFailure(metrics, health, error);
-                  if (!signal.aborted) await recordFailedRun(store, error).catch(() => undefined);
-                  if (error instanceof RosterPullError && !(error instanceof RosterSourceAuthError)) {
-                    observePullFailure(metrics, health, error, lastCompletePull, config.roster.staleAfter, Date.now());
-                  }
-                  throw error;
-                },
-              );
+              const { applyRun, planRun, recordFailedRun, recordRun } = rosterCode;
+              const planned = async () => {
+                const plan = await planRun(reconcileDeps, { ...(rosterFile ? { file: rosterFile } : {}), signal });
+                return applyRun(reconcileDeps, plan, { signal, holdForApproval });
+              };
+              const report = await exclusive(planned).catch(async (error: unknown) => {
+                observeReconcileFailure(metrics, health, error);
+                if (!signal.aborted) await recordFailedRun(store, error).catch(() => undefined);
+                if (error instanceof RosterPullError && !(error instanceof RosterSourceAuthError)) {
+                  observePullFailure(metrics, health, error, lastCompletePull, config.roster.staleAfter, Date.now());
+                }
+                throw error;
+              });
               lastCompletePull = Date.now();
               await recordRun(store, report);
-              // reconcileOnce logs the report itself; the daemon only counts it and posts it.
+              // applyRun logs the report itself; the daemon only counts it and posts it.
               observeReconcile(metrics, report, health);
               await postReport(report);
             },

@@ -3,7 +3,7 @@
 export { canWrite, READ_ONLY_FIX } from "../roster/key-scopes.js";
 export { postReconcileReport } from "../roster/post-report.js";
 export { hasInterruptedReconcile } from "../roster/reconcile-journal.js";
-export { reconcileOnce } from "../roster/reconcile-once.js";
+export { applyRun, planRun } from "../roster/reconcile-once.js";
 export { recordFailedRun, recordRun } from "../roster/run-record.js";
 export { oneAtATime, reconcileApprovals } from "./reconcile-approvals.js";
 export { probeRosterSource } from "./roster-source-probe.js";

@@ -3,8 +3,17 @@ import { resolve } from "node:path";
 import { openRuntime } from "../app/runtime.js";
 import { loadConfig } from "../config/load-config.js";
 import { EXIT_RUNTIME, type ExitCode, UsageError } from "../errors.js";
+import { checkSavedPlan } from "../roster/check-saved-plan.js";
 import { postReconcileReport } from "../roster/post-report.js";
-import { type ReconcileDeps, type ReconcileOptions, reconcileOnce } from "../roster/reconcile-once.js";
+import {
+  applyRun,
+  planRun,
+  previewRun,
+  type ReconcileDeps,
+  type ReconcileOptions,
+  type RunPlan,
+  reconcileOnce,
+} from "../roster/reconcile-once.js";
 import type { ReconcileReport } from "../roster/report.js";
 import { renderReportText } from "../roster/report-text.js";
 import { recordRun } from "../roster/run-record.js";
@@ -77,27 +86,32 @@ export async function run(io: CommandIO): Promise<ExitCode> {
   try {
     const tty = (io.stderr as NodeJS.WriteStream).isTTY === true && !values.json;
     const pullExport = pulls ? rosterPuller(config, io.env, runtime.logger) : undefined;
-    const report = await reconcileOnce(
-      {
-        config,
-        client: runtime.bulkClient,
-        store: runtime.store,
-        logger: runtime.logger,
-        ...(pullExport ? { pullExport } : {}),
-      },
-      {
-        // The plan file names the export by its absolute path: --plan finds it from anywhere.
-        ...(file === undefined ? {} : { file: outPath !== undefined ? resolve(file) : file }),
-        dryRun,
-        allowMassArchive: values["allow-mass-archive"] === true,
-        ...(saved ? { savedPlan: saved } : {}),
-        ...(outPath !== undefined ? { onPlan: (plan: SavedPlan) => writePlan(outPath, plan) } : {}),
-        ...(io.signal ? { signal: io.signal } : {}),
-        ...(tty
-          ? { onProgress: (done: number, total: number) => io.stderr.write(`\rreconcile: ${done}/${total} steps`) }
-          : {}),
-      },
-    );
+    const deps: ReconcileDeps = {
+      config,
+      client: runtime.bulkClient,
+      store: runtime.store,
+      logger: runtime.logger,
+      ...(pullExport ? { pullExport } : {}),
+    };
+    const signal = io.signal ? { signal: io.signal } : {};
+    const fresh = await planRun(deps, {
+      // The plan file names the export by its absolute path: --plan finds it from anywhere.
+      ...(file === undefined ? {} : { file: outPath !== undefined ? resolve(file) : file }),
+      preview: dryRun,
+      allowMassArchive: values["allow-mass-archive"] === true,
+      ...signal,
+    });
+    // --plan: the saved steps are applied only if the plan made now has exactly them.
+    const run: RunPlan = saved && fresh.kind === "planned" ? checkSavedPlan(saved, fresh, config.roster) : fresh;
+    if (outPath !== undefined && run.kind === "planned") await writePlan(outPath, run.record);
+    const report = dryRun
+      ? previewRun(deps, run)
+      : await applyRun(deps, run, {
+          ...signal,
+          ...(tty
+            ? { onProgress: (done: number, total: number) => io.stderr.write(`\rreconcile: ${done}/${total} steps`) }
+            : {}),
+        });
     if (tty) io.stderr.write("\n");
     await recordRun(runtime.store, report);
     io.stdout.write(values.json ? `${JSON.stringify(report, null, 2)}\n` : renderReportText(report));

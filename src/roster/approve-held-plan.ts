@@ -1,17 +1,18 @@
 import type { SlackMessage } from "../slack/slack-message.js";
 import type { StateStore } from "../store/state-store.js";
+import { checkSavedPlan } from "./check-saved-plan.js";
 import { renderHeldPlanReview } from "./held-plan-review.js";
 import { claimHeldPlan, type HeldPlan, loadHeldPlan, settleHeldPlan } from "./held-plans.js";
 import type { SlackApproval } from "./plan-types.js";
-import { type ReconcileDeps, reconcileOnce } from "./reconcile-once.js";
+import { applyRun, planRun, type ReconcileDeps } from "./reconcile-once.js";
 import type { ReconcileReport } from "./report.js";
 import { StalePlanError } from "./saved-plan.js";
 
 /**
  * Review and Approve of a held plan, for the Slack buttons (wired by the composition root: the
  * buttons' code does not import the roster flow). Approve claims the plan once (`claimHeldPlan`),
- * then applies it through `reconcileOnce` with the plan as a saved plan, exactly as
- * `reconcile --plan` does: made again from what is true now, refused when a step differs.
+ * then applies it as `reconcile --plan` does a saved plan (`planRun`, `checkSavedPlan`,
+ * `applyRun`): made again from what is true now, refused when a step differs.
  */
 
 export type ApprovalResult =
@@ -76,12 +77,15 @@ export async function approveHeldPlan(
   }
   let report: ReconcileReport;
   try {
-    report = await reconcileOnce(deps, {
+    const signal = run.signal ? { signal: run.signal } : {};
+    const fresh = await planRun(deps, {
       ...(run.file !== undefined ? { file: run.file } : {}),
-      ...(run.signal ? { signal: run.signal } : {}),
-      savedPlan: { plan: claim.plan.plan, path: `held plan ${planId}` },
+      ...signal,
       approvedInSlack: approval,
     });
+    const saved = { plan: claim.plan.plan, path: `held plan ${planId}` };
+    const checked = fresh.kind === "planned" ? checkSavedPlan(saved, fresh, deps.config.roster) : fresh;
+    report = await applyRun(deps, checked, signal);
   } catch (error) {
     if (error instanceof StalePlanError) {
       const { steps, inputs } = error.differences;

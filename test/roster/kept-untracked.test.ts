@@ -9,7 +9,13 @@ import {
   loadKeptUntracked,
   settleKeptUntracked,
 } from "../../src/roster/kept-untracked.js";
-import { type ReconcileDeps, reconcileOnce } from "../../src/roster/reconcile-once.js";
+import {
+  planRun,
+  previewRun,
+  type ReconcileDeps,
+  type RunPlan,
+  reconcileOnce,
+} from "../../src/roster/reconcile-once.js";
 import { renderReportSlack } from "../../src/roster/report-slack.js";
 import { renderReportText } from "../../src/roster/report-text.js";
 import { parseSavedPlan, planDifferences, type SavedPlan } from "../../src/roster/saved-plan.js";
@@ -17,6 +23,11 @@ import { openStateStore, type StateStore } from "../../src/store/state-store.js"
 import { canonicalUrl, makePeople, rosterDir, toCsv } from "../helpers/roster-files.js";
 
 const URL_A = canonicalUrl("person-0");
+
+/** `reconcile --dry-run`: the plan made and reported, not applied. */
+async function dryRun(deps: ReconcileDeps) {
+  return previewRun(deps, await planRun(deps, { preview: true }));
+}
 const stop: KeptUntracked = { employeeId: 7, stoppedBy: "U0ABC", stoppedAt: "2026-11-20T09:00:00.000Z" };
 
 let store: StateStore;
@@ -86,7 +97,7 @@ describe("the ops post's hold lists", () => {
       const { client } = fakeService(false);
       const config = configSchema.parse({ api: { url: "http://127.0.0.1:9/api/v1", key: "k" }, roster: { file } });
       await keepUntracked(store, URL_A, { ...stop, stoppedBy: "<@U0ALL> someone" });
-      const dry = await reconcileOnce({ config, client, store, logger: silentLogger() }, { dryRun: true });
+      const dry = await dryRun({ config, client, store, logger: silentLogger() });
       const post = JSON.stringify(renderReportSlack(dry).blocks);
       expect(post).toContain("&lt;!channel&gt; Eve");
       expect(post).toContain("stopped in Slack by &lt;@\u2060U0ALL&gt; someone");
@@ -109,7 +120,7 @@ describe("reconcileOnce with a hold", () => {
       const deps = { config, client, store, logger: silentLogger() };
       await keepUntracked(store, URL_A, stop);
 
-      const dry = await reconcileOnce(deps, { dryRun: true });
+      const dry = await dryRun(deps);
       expect(dry.keptUntracked.map((k) => [k.url, k.stoppedBy])).toEqual([[URL_A, "U0ABC"]]);
       expect(dry.planned.track).toBe(0);
       expect(await store.namespace(KEPT_UNTRACKED_NAMESPACE).get(URL_A)).toEqual(stop);
@@ -130,7 +141,7 @@ describe("reconcileOnce with a hold", () => {
       // The row changes: a dry run says the hold would end (and plans the track), and keeps it.
       const moved = [{ ...(people[0] as (typeof people)[number]), department: "Sales" }];
       await files.write("hris.csv", toCsv(moved));
-      const wouldEnd = await reconcileOnce(deps, { dryRun: true });
+      const wouldEnd = await dryRun(deps);
       expect(wouldEnd.holdsEnded.map((e) => [e.url, e.cause])).toEqual([[URL_A, "row-changed"]]);
       expect(wouldEnd.planned.track).toBe(1);
       expect(renderReportText(wouldEnd)).toContain(
@@ -151,7 +162,7 @@ describe("reconcileOnce with a hold", () => {
       // A run of this export posted already: the next one with nothing new would be quiet.
       expect((await reconcileOnce({ config, client, store, logger: silentLogger() })).quiet).toBe(false);
       await keepUntracked(store, URL_A, stop);
-      const dry = await reconcileOnce({ config, client, store, logger: silentLogger() }, { dryRun: true });
+      const dry = await dryRun({ config, client, store, logger: silentLogger() });
       expect(dry.holdsEnded.map((e) => e.cause)).toEqual(["tracked-again"]);
       expect(await loadKeptUntracked(store)).toEqual(new Map([[URL_A, stop]]));
       const real = await reconcileOnce({ config, client, store, logger: silentLogger() });
@@ -172,13 +183,13 @@ describe("reconcileOnce with a hold", () => {
       const config = configSchema.parse({ api: { url: "http://127.0.0.1:9/api/v1", key: "k" }, roster: { file } });
       const deps = { config, client, store, logger: silentLogger() };
       const plans: SavedPlan[] = [];
-      const onPlan = (plan: SavedPlan) => {
-        plans.push(parseSavedPlan(JSON.stringify(plan), "plan.json"));
+      const onPlan = (run: RunPlan) => {
+        if (run.kind === "planned") plans.push(parseSavedPlan(JSON.stringify(run.record), "plan.json"));
       };
       // Before the stop: the plan tracks person 0 (untracked on the service, in a tracked department).
-      await reconcileOnce(deps, { dryRun: true, onPlan });
+      onPlan(await planRun(deps, { preview: true }));
       await keepUntracked(store, URL_A, stop);
-      await reconcileOnce(deps, { dryRun: true, onPlan });
+      onPlan(await planRun(deps, { preview: true }));
       const [before, after] = plans;
       expect(before?.steps.map((s) => s.kind)).toEqual(["track"]);
       expect(before?.keptUntracked).toEqual([]);
