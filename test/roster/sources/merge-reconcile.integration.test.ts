@@ -324,6 +324,10 @@ describe("the daemon and check with the merge source", () => {
     await until("the pull counted", async () =>
       (await metrics()).includes('retention_sync_roster_pull_total{source="merge",outcome="ok"} 1') ? true : undefined,
     );
+    // The first run over (not only its adds): a reconcileNow during a run would find it running.
+    await until("the first run done", async () =>
+      (await metrics()).includes('retention_sync_reconcile_runs_total{outcome="ok"} 1') ? true : undefined,
+    );
     expect(logs.text()).toMatch(/roster export pulled/);
 
     // The linked account's token is revoked: the next run reconciles nothing.
