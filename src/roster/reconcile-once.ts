@@ -1,7 +1,15 @@
 import { randomUUID } from "node:crypto";
 import type { RetentionClient } from "../api/client.js";
 import type { Config } from "../config/schema.js";
-import { ConfigError, PaymentRequiredError } from "../errors.js";
+import {
+  ConfigError,
+  IGNORED_APPROVAL,
+  PaymentRequiredError,
+  PlanNeedsApprovalError,
+  READ_ONLY_FIX,
+  ReadOnlyKeyError,
+  StalePlanError,
+} from "../errors.js";
 import type { Logger } from "../logger.js";
 import type { StateStore } from "../store/state-store.js";
 import { type ApplyResult, applyPlan } from "./apply-plan.js";
@@ -9,7 +17,7 @@ import { approvablePlan, approvedBudget } from "./approvable-plan.js";
 import { advanceMemory, diffRoster, withPlannedArchiveTimes } from "./diff-roster.js";
 import { holdPlan } from "./held-plans.js";
 import { keptUntrackedNow, loadKeptUntracked, settleKeptUntracked } from "./kept-untracked.js";
-import { canWrite, READ_ONLY_FIX, ReadOnlyKeyError } from "./key-scopes.js";
+import { canWrite } from "./key-scopes.js";
 import { planReconcile, refusedPlan } from "./plan-reconcile.js";
 import type { Finding, GuardApproval, PlanStep, SlackApproval } from "./plan-types.js";
 import { day } from "./plan-words.js";
@@ -19,12 +27,9 @@ import { APPROVAL_MEANS, buildReport, guardLiftedMessage, type ReconcileReport }
 import { quietRepeat } from "./report-noise.js";
 import {
   billingSummary,
-  IGNORED_APPROVAL,
   type PlanInputs,
-  PlanNeedsApprovalError,
   planDifferences,
   type SavedPlan,
-  StalePlanError,
   savedPlan,
   serviceDigest,
   settingsDigest,
