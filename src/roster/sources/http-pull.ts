@@ -4,7 +4,7 @@ import { type Dispatcher, request } from "undici";
 import { parseRetryAfter } from "../../api/retry-after.js";
 import { USER_AGENT } from "../../api/transport.js";
 import { RosterPullError, RosterSourceAuthError } from "../../errors.js";
-import { ResponseTooLarge, readCapped, readCappedBytes } from "../../read-capped.js";
+import { cappedChunks, ResponseTooLarge, readCapped, readCappedBytes } from "../../read-capped.js";
 import { sleepUnlessAborted } from "../../timers.js";
 
 /**
@@ -112,13 +112,8 @@ async function bodyToFile(body: Dispatcher.ResponseData["body"], path: string, l
   const out = createWriteStream(path, { flags: "w", mode: 0o600 });
   let size = 0;
   try {
-    for await (const chunk of body) {
-      const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array);
+    for await (const buffer of cappedChunks(body, limit)) {
       size += buffer.length;
-      if (size > limit) {
-        body.destroy();
-        throw new ResponseTooLarge(`the answer is longer than ${limit} bytes`);
-      }
       if (!out.write(buffer)) await once(out, "drain");
     }
   } finally {
