@@ -137,6 +137,24 @@ export class BambooHrSource implements RosterSource {
     return `${base}/api/gateway.php/${encodeURIComponent(this.config.companyDomain)}/${path}`;
   }
 
+  /**
+   * POSTs `body` as JSON, the answer as bytes. `Content-Type: application/json` exactly: BambooHR
+   * reads any other content type as XML. `answerStatuses`: error statuses answered, not thrown.
+   */
+  private postJson(
+    path: string,
+    headers: Readonly<Record<string, string>>,
+    options: HttpPullOptions,
+    body: unknown,
+    answerStatuses?: readonly number[],
+  ): Promise<HttpAnswer> {
+    return httpRequest(this.url(path), { ...headers, "content-type": "application/json" }, "bytes", options, {
+      method: "POST",
+      body: JSON.stringify(body),
+      ...(answerStatuses === undefined ? {} : { answerStatuses }),
+    });
+  }
+
   private shown(path: string): string {
     const url = new URL(this.url(path));
     return `${url.origin}${url.pathname}`;
@@ -196,16 +214,12 @@ export class BambooHrSource implements RosterSource {
     let bytes = 0;
     try {
       for (let page = 1; page <= MAX_PAGES; page += 1) {
-        const answer = await httpRequest(
-          this.url(path),
-          { ...headers, "content-type": "application/json" },
-          "bytes",
+        const answer = await this.postJson(
+          path,
+          headers,
           options,
-          {
-            method: "POST",
-            body: JSON.stringify({ fields, page, pageSize: DATA_PAGE_SIZE }),
-            answerStatuses: page === 1 ? DATASET_REFUSALS : [],
-          },
+          { fields, page, pageSize: DATA_PAGE_SIZE },
+          page === 1 ? DATASET_REFUSALS : [],
         );
         if (answer.status !== 200) {
           await writer.abandon();
@@ -252,17 +266,10 @@ export class BambooHrSource implements RosterSource {
     options: HttpPullOptions,
   ): Promise<{ origin: string; facts: Facts }> {
     const path = "v1/reports/custom?format=JSON&onlyCurrent=true";
-    // `Content-Type: application/json` exactly: BambooHR reads any other content type as XML.
-    const answer = await httpRequest(
-      this.url(path),
-      { ...headers, "content-type": "application/json" },
-      "bytes",
-      options,
-      {
-        method: "POST",
-        body: JSON.stringify({ title: REPORT_TITLE, fields: requestedFields(this.config.fields) }),
-      },
-    );
+    const answer = await this.postJson(path, headers, options, {
+      title: REPORT_TITLE,
+      fields: requestedFields(this.config.fields),
+    });
     const { people, absent } = readReport(answer.body);
     if (absent.length > 0) {
       throw new RosterSourceAuthError(
