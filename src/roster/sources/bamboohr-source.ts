@@ -9,7 +9,7 @@ import {
   readReport,
   STATUS_FIELDS,
 } from "./bamboohr-pages.js";
-import { type HttpAnswer, type HttpPullOptions, httpRequest } from "./http-pull.js";
+import { type HttpAnswer, type HttpPullOptions, httpRequest, type PullSeams, pullOptions } from "./http-pull.js";
 import type { PullStore } from "./pull-store.js";
 import type { PulledExport, RosterSource } from "./roster-source.js";
 import type { SourceConfig, SourceSecrets } from "./source-secrets.js";
@@ -92,7 +92,7 @@ export class BambooHrSource implements RosterSource {
     readonly config: BambooHrConfig,
     readonly secrets: SourceSecrets,
     readonly store: PullStore,
-    readonly http: Omit<HttpPullOptions, "source" | "timeoutMs" | "maxBytes"> = {},
+    readonly http: PullSeams = {},
     readonly now: () => Date = () => new Date(),
   ) {}
 
@@ -104,13 +104,7 @@ export class BambooHrSource implements RosterSource {
         "no API key: set BAMBOOHR_API_KEY (or roster.source.apiKey) to the key of a BambooHR user who may see every field pulled",
       );
     }
-    const options: HttpPullOptions = {
-      ...this.http,
-      source: SOURCE,
-      timeoutMs: this.config.timeoutSeconds * 1000,
-      maxBytes: this.config.maxBytes,
-      signal,
-    };
+    const options = pullOptions(SOURCE, this.http, this.config, signal);
     const headers = {
       accept: "application/json",
       authorization: `Basic ${Buffer.from(`${apiKey}:x`).toString("base64")}`,

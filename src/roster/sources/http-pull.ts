@@ -32,6 +32,19 @@ export interface HttpPullOptions {
   readonly now?: () => number;
 }
 
+/** What a source is built with besides its config: the tries, the waits, the clock (tests set them). */
+export type PullSeams = Omit<HttpPullOptions, "source" | "timeoutMs" | "maxBytes">;
+
+/** One pull's options: the source's seams, its name, and the limits of its config. */
+export function pullOptions(
+  source: string,
+  seams: PullSeams,
+  limits: { readonly timeoutSeconds: number; readonly maxBytes: number },
+  signal: AbortSignal | undefined,
+): HttpPullOptions {
+  return { ...seams, source, timeoutMs: limits.timeoutSeconds * 1000, maxBytes: limits.maxBytes, signal };
+}
+
 /** What a request is besides its URL and headers: a GET unless told otherwise. */
 export interface HttpCall {
   readonly method?: "GET" | "POST";
