@@ -3,7 +3,7 @@ import { createWriteStream } from "node:fs";
 import { type Dispatcher, request } from "undici";
 import { parseRetryAfter } from "../../api/retry-after.js";
 import { USER_AGENT } from "../../api/transport.js";
-import { RosterPullError, RosterSourceAuthError } from "../../errors.js";
+import { errorDetail, RosterPullError, RosterSourceAuthError } from "../../errors.js";
 import { cappedChunks, ResponseTooLarge, readCapped, readCappedBytes } from "../../read-capped.js";
 import { sleepUnlessAborted } from "../../timers.js";
 
@@ -103,14 +103,6 @@ function headerMap(headers: Dispatcher.ResponseData["headers"]): Record<string, 
   return out;
 }
 
-function describe(error: unknown): string {
-  if (error instanceof Error) {
-    const code = (error as { code?: unknown }).code;
-    return typeof code === "string" ? `${code}: ${error.message}` : error.message;
-  }
-  return String(error);
-}
-
 /** Why one try failed and whether another may follow. */
 class TryFailed extends Error {
   constructor(
@@ -160,7 +152,7 @@ async function requestOnce(
       });
     } catch (error) {
       if (options.signal?.aborted) throw error;
-      throw new TryFailed(`${url.origin}${url.pathname} did not answer (${describe(error)})`, undefined);
+      throw new TryFailed(`${url.origin}${url.pathname} did not answer (${errorDetail(error)})`, undefined);
     }
     const status = response.statusCode;
     const answerHeaders = headerMap(response.headers);
@@ -244,7 +236,7 @@ async function requestOnce(
         );
       }
       if (error instanceof TryFailed || options.signal?.aborted) throw error;
-      throw new TryFailed(`${url.origin}${url.pathname}: the answer was cut (${describe(error)})`, undefined);
+      throw new TryFailed(`${url.origin}${url.pathname}: the answer was cut (${errorDetail(error)})`, undefined);
     }
   }
   throw new RosterPullError(options.source, `${start.origin}${start.pathname}: more than ${MAX_REDIRECTS} redirects`);
