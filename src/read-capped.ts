@@ -12,6 +12,19 @@ export async function readCapped(body: Dispatcher.ResponseData["body"], limit: n
 export async function readCappedBytes(body: Dispatcher.ResponseData["body"], limit: number): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
+  for await (const buffer of cappedChunks(body, limit)) {
+    size += buffer.length;
+    chunks.push(buffer);
+  }
+  return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size);
+}
+
+/**
+ * The body's chunks as they come, as Buffers, giving up (and closing the connection) once they pass
+ * `limit` bytes in all: for a reader that writes the body on rather than keeping it.
+ */
+export async function* cappedChunks(body: Dispatcher.ResponseData["body"], limit: number): AsyncGenerator<Buffer> {
+  let size = 0;
   for await (const chunk of body) {
     const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array);
     size += buffer.length;
@@ -19,7 +32,6 @@ export async function readCappedBytes(body: Dispatcher.ResponseData["body"], lim
       body.destroy();
       throw new ResponseTooLarge(`the answer is longer than ${limit} bytes`);
     }
-    chunks.push(buffer);
+    yield buffer;
   }
-  return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size);
 }

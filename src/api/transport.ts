@@ -4,6 +4,7 @@ import {
   ApiResponseError,
   ApiTimeoutError,
   apiErrorFromStatus,
+  errorDetail,
   isServiceErrorCode,
 } from "../errors.js";
 import { packageVersion } from "../package-version.js";
@@ -51,14 +52,6 @@ export function buildUrl(baseUrl: string, path: string, query?: Readonly<Record<
 
 /** The largest answer read: a page of 100 people is about 100 KiB; anything near this is not the API. */
 export const MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
-
-function errorDetail(error: unknown): string {
-  if (error instanceof Error) {
-    const code = (error as { code?: unknown }).code;
-    return typeof code === "string" ? `${code}: ${error.message}` : error.message;
-  }
-  return String(error);
-}
 
 /**
  * One HTTP exchange with API v1 over undici, with its own keep-alive Agent: JSON in and out,

@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { openRuntime } from "../app/runtime.js";
 import { loadConfig } from "../config/load-config.js";
-import { EXIT_RUNTIME, type ExitCode, UsageError } from "../errors.js";
+import { EXIT_RUNTIME, type ExitCode, PlanFileError, UsageError } from "../errors.js";
 import { checkSavedPlan } from "../roster/check-saved-plan.js";
 import { postReconcileReport } from "../roster/post-report.js";
 import {
@@ -17,7 +17,7 @@ import {
 import type { ReconcileReport } from "../roster/report.js";
 import { renderReportText } from "../roster/report-text.js";
 import { recordRun } from "../roster/run-record.js";
-import { PlanFileError, parseSavedPlan, type SavedPlan } from "../roster/saved-plan.js";
+import { parseSavedPlan, type SavedPlan } from "../roster/saved-plan.js";
 import { rosterPuller } from "../roster/sources/roster-puller.js";
 import { writePrivateFile } from "../write-private-file.js";
 import { CONFIG_FLAG, type CommandIO, parseCommandFlags } from "./command-io.js";

@@ -47,14 +47,12 @@ export const payloadSchema = z.object({
   actions: z.array(actionSchema).min(1).max(25),
 });
 
-/** One press of one of our elements, with all it needs to be applied (and applied again after a crash). */
-export interface Press {
+type Payload = z.infer<typeof payloadSchema>;
+
+/** Who pressed which element of which message: what a person's press and a plan's press share. */
+export interface PressedMessage {
   /** Deterministic: the same press delivered twice (Slack's retries) has the same id. */
   readonly id: string;
-  readonly kind: ActionKind;
-  /** Snooze length. */
-  readonly days?: number | undefined;
-  readonly target: ActionTarget;
   readonly userId: string;
   readonly userName?: string | undefined;
   readonly channel: string;
@@ -65,6 +63,36 @@ export interface Press {
   readonly actionId: string;
   /** The message as it was when pressed (the update starts from it); absent for ephemeral messages. */
   readonly message?: { readonly text: string; readonly blocks: readonly unknown[] } | undefined;
+}
+
+/** The shared part of a press of `action` on the message at `channel`, `messageTs`. */
+export function pressedMessage(
+  payload: Payload,
+  action: Payload["actions"][number],
+  at: { readonly channel: string; readonly messageTs: string },
+  message: PressedMessage["message"],
+): PressedMessage {
+  const { channel, messageTs } = at;
+  const userId = payload.user.id;
+  return {
+    id: pressId({ channel, messageTs, actionId: action.action_id, actionTs: action.action_ts, userId }),
+    userId,
+    userName: payload.user.username ?? payload.user.name,
+    channel,
+    messageTs,
+    threadTs: payload.message?.thread_ts,
+    actionTs: action.action_ts,
+    actionId: action.action_id,
+    message,
+  };
+}
+
+/** One press of one of our elements, with all it needs to be applied (and applied again after a crash). */
+export interface Press extends PressedMessage {
+  readonly kind: ActionKind;
+  /** Snooze length. */
+  readonly days?: number | undefined;
+  readonly target: ActionTarget;
   /** A digest's menu: the message is a digest, answered with an ephemeral note instead of an update. */
   readonly fromDigest: boolean;
   readonly ephemeral: boolean;
@@ -177,19 +205,11 @@ export function parseInteraction(body: unknown): ParsedInteraction {
   return {
     ok: true,
     press: {
-      id: pressId({ channel, messageTs, actionId: action.action_id, actionTs: action.action_ts, userId }),
+      ...pressedMessage(payload, action, { channel, messageTs }, message),
       kind: decision.kind,
       ...(decision.days !== undefined ? { days: decision.days } : {}),
       claim: decision.target,
       ...(decision.answersTs !== undefined ? { answersTs: decision.answersTs } : {}),
-      userId,
-      userName: payload.user.username ?? payload.user.name,
-      channel,
-      messageTs,
-      threadTs: payload.message?.thread_ts,
-      actionTs: action.action_ts,
-      actionId: action.action_id,
-      message,
       fromDigest: decision.fromDigest,
       ephemeral,
       responseUrl: payload.response_url,

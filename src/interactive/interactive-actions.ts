@@ -9,7 +9,7 @@ import { untrackConfirmBlocks } from "./action-blocks.js";
 import { type ActionJournal, isPersonEntry, type JournalEntry } from "./action-journal.js";
 import { type AccessPolicy, authorize, groupsFor } from "./authorize.js";
 import { type Press, parseInteraction } from "./interaction-payload.js";
-import type { InteractiveSlack } from "./interactive-slack.js";
+import { type InteractiveSlack, tellPresser } from "./interactive-slack.js";
 import { type AppliedAction, updatedMessage } from "./message-update.js";
 import { PersonMarks } from "./person-marks.js";
 import { type PlanPress, parsePlanPress } from "./plan-press.js";
@@ -278,14 +278,7 @@ export class InteractiveActions {
     await this.tell(press, said[action.kind]);
   }
 
-  private async tell(press: Press, text: string, blocks?: readonly unknown[]): Promise<void> {
-    await this.deps.slack
-      .postEphemeral({ channel: press.channel, user: press.userId, text, blocks, threadTs: press.threadTs })
-      .catch((error: unknown) =>
-        this.deps.logger.warn(
-          { err: error, channel: press.channel },
-          "could not post an ephemeral note (chat.postEphemeral)",
-        ),
-      );
+  private tell(press: Press, text: string, blocks?: readonly unknown[]): Promise<void> {
+    return tellPresser(this.deps.slack, this.deps.logger, press, text, blocks);
   }
 }

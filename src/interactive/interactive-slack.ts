@@ -1,4 +1,5 @@
 import type { ChatPostEphemeralArguments, ChatUpdateArguments, WebClient } from "@slack/web-api";
+import type { Logger } from "../logger.js";
 
 /** The Slack calls the buttons need beyond delivery's posts. */
 export interface InteractiveSlack {
@@ -14,6 +15,24 @@ export interface InteractiveSlack {
   }): Promise<void>;
   /** usergroups.users.list */
   usergroupMembers(usergroup: string): Promise<string[]>;
+}
+
+/**
+ * An ephemeral note to the presser, in the thread of the message pressed. A note Slack refuses is
+ * logged, never thrown: it comes after the press was decided and must not undo it.
+ */
+export async function tellPresser(
+  slack: InteractiveSlack,
+  logger: Logger,
+  press: { readonly channel: string; readonly userId: string; readonly threadTs?: string | undefined },
+  text: string,
+  blocks?: readonly unknown[],
+): Promise<void> {
+  await slack
+    .postEphemeral({ channel: press.channel, user: press.userId, text, blocks, threadTs: press.threadTs })
+    .catch((error: unknown) =>
+      logger.warn({ err: error, channel: press.channel }, "could not post an ephemeral note (chat.postEphemeral)"),
+    );
 }
 
 /** Over the daemon's one WebClient (its errors are the SDK's coded errors). */

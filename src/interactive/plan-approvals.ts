@@ -5,7 +5,7 @@ import type { StateStore } from "../store/state-store.js";
 import type { ActionJournal, JournalEntry } from "./action-journal.js";
 import { type AccessRule, authorizeRule } from "./authorize.js";
 import { type PressOutcome, pressTime } from "./interactive-actions.js";
-import type { InteractiveSlack } from "./interactive-slack.js";
+import { type InteractiveSlack, tellPresser } from "./interactive-slack.js";
 import { readableUtc } from "./message-update.js";
 import { settledPlanMessage } from "./plan-message.js";
 import type { PlanPress } from "./plan-press.js";
@@ -223,14 +223,7 @@ export class PlanApprovals {
       );
   }
 
-  private async tell(press: PlanPress, text: string, blocks?: readonly unknown[]): Promise<void> {
-    await this.deps.slack
-      .postEphemeral({ channel: press.channel, user: press.userId, text, blocks, threadTs: press.threadTs })
-      .catch((error: unknown) =>
-        this.deps.logger.warn(
-          { err: error, channel: press.channel },
-          "could not post an ephemeral note (chat.postEphemeral)",
-        ),
-      );
+  private tell(press: PlanPress, text: string, blocks?: readonly unknown[]): Promise<void> {
+    return tellPresser(this.deps.slack, this.deps.logger, press, text, blocks);
   }
 }

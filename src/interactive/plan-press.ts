@@ -1,24 +1,13 @@
 import { PLAN_ACTION_IDS, PLAN_ID } from "../slack/plan-buttons.js";
-import { payloadSchema, pressId } from "./interaction-payload.js";
+import { type PressedMessage, payloadSchema, pressedMessage } from "./interaction-payload.js";
 
 /**
  * A press of Review or Approve on a reconcile report that holds a plan. `planId` here is what the
  * button says, a claim: the plan acted on is the one recorded for the message (`PlanApprovals`).
  */
-export interface PlanPress {
-  /** Deterministic, as a person's press: the same press delivered twice has the same id. */
-  readonly id: string;
+export interface PlanPress extends PressedMessage {
   readonly kind: "review-plan" | "approve-plan";
   readonly planId: string;
-  readonly userId: string;
-  readonly userName?: string | undefined;
-  readonly channel: string;
-  readonly messageTs: string;
-  readonly threadTs?: string | undefined;
-  readonly actionTs: string;
-  readonly actionId: string;
-  /** The message as it was when pressed: the update after an approval starts from it. */
-  readonly message?: { readonly text: string; readonly blocks: readonly unknown[] } | undefined;
 }
 
 const KINDS: Readonly<Record<string, PlanPress["kind"]>> = {
@@ -40,18 +29,9 @@ export function parsePlanPress(body: unknown): PlanPress | undefined {
   const channel = payload.container?.channel_id ?? payload.channel?.id;
   const messageTs = payload.container?.message_ts ?? payload.message?.ts;
   if (!channel || !messageTs || payload.container?.is_ephemeral === true) return undefined;
-  const userId = payload.user.id;
-  return {
-    id: pressId({ channel, messageTs, actionId: action.action_id, actionTs: action.action_ts, userId }),
-    kind,
-    planId: action.value,
-    userId,
-    userName: payload.user.username ?? payload.user.name,
-    channel,
-    messageTs,
-    threadTs: payload.message?.thread_ts,
-    actionTs: action.action_ts,
-    actionId: action.action_id,
-    message: payload.message ? { text: payload.message.text ?? "", blocks: payload.message.blocks ?? [] } : undefined,
-  };
+  // Never ephemeral (refused above): the message is the post, which the update after an approval starts from.
+  const message = payload.message
+    ? { text: payload.message.text ?? "", blocks: payload.message.blocks ?? [] }
+    : undefined;
+  return { ...pressedMessage(payload, action, { channel, messageTs }, message), kind, planId: action.value };
 }

@@ -1,5 +1,6 @@
 import { LogLevel, type Logger as SocketLogger, SocketModeClient } from "@slack/socket-mode";
 import type { Logger } from "../logger.js";
+import { sdkLogger } from "../slack/sdk-logger.js";
 
 /** The Socket Mode connection as readiness and logs show it. */
 export type SocketState = "connecting" | "connected" | "reconnecting" | "disconnected";
@@ -23,19 +24,8 @@ export interface SocketTransport {
 }
 
 function socketLogger(logger: Logger): SocketLogger {
-  let level = LogLevel.INFO;
   // The SDK logs whole envelopes at debug: trace here; its errors are connection trouble, retried.
-  return {
-    debug: (...msg: unknown[]) => logger.trace(msg.map(String).join(" ")),
-    info: (...msg: unknown[]) => logger.debug(msg.map(String).join(" ")),
-    warn: (...msg: unknown[]) => logger.info(msg.map(String).join(" ")),
-    error: (...msg: unknown[]) => logger.warn(msg.map(String).join(" ")),
-    setLevel: (next: LogLevel) => {
-      level = next;
-    },
-    getLevel: () => level,
-    setName: () => undefined,
-  };
+  return sdkLogger(logger, { debug: "trace", info: "debug", warn: "info", error: "warn" }, LogLevel.INFO);
 }
 
 /**

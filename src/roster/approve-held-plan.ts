@@ -1,3 +1,4 @@
+import { StalePlanError } from "../errors.js";
 import type { SlackMessage } from "../slack/slack-message.js";
 import type { StateStore } from "../store/state-store.js";
 import { checkSavedPlan } from "./check-saved-plan.js";
@@ -6,7 +7,6 @@ import { claimHeldPlan, type HeldPlan, loadHeldPlan, settleHeldPlan } from "./he
 import type { SlackApproval } from "./plan-types.js";
 import { applyRun, planRun, type ReconcileDeps } from "./reconcile-once.js";
 import type { ReconcileReport } from "./report.js";
-import { StalePlanError } from "./saved-plan.js";
 
 /**
  * Review and Approve of a held plan, for the Slack buttons (wired by the composition root: the

@@ -1,12 +1,7 @@
 import type { Config } from "../config/schema.js";
+import { IGNORED_APPROVAL, PlanNeedsApprovalError, StalePlanError } from "../errors.js";
 import type { PlannedRun } from "./plan-run.js";
-import {
-  IGNORED_APPROVAL,
-  PlanNeedsApprovalError,
-  planDifferences,
-  type SavedPlan,
-  StalePlanError,
-} from "./saved-plan.js";
+import { planDifferences, type SavedPlan } from "./saved-plan.js";
 
 /** A plan saved earlier (`--out`, or held for an approval in Slack) and where it was read from. */
 export interface SavedPlanSource {

@@ -286,17 +286,21 @@ export class RosterRowCollector {
     if (left !== undefined) return left;
     const scope = this.scopeOf(cells, "status") ?? this.scopeOf(cells, "employmentStatus");
     if (scope !== undefined) return scope;
-    const department = cell(cells, this.columns, "department");
-    if (this.departments.size > 0 && !this.departments.has(department?.toLowerCase() ?? "")) {
-      const detail = `department ${quoteValue(department ?? "", 40)} is not in roster.include.departments`;
-      return { reason: "out-of-scope", message: detail, detail };
-    }
-    const location = cell(cells, this.columns, "location");
-    if (this.locations.size > 0 && !this.locations.has(location?.toLowerCase() ?? "")) {
-      const detail = `location ${quoteValue(location ?? "", 40)} is not in roster.include.locations`;
-      return { reason: "out-of-scope", message: detail, detail };
-    }
-    return undefined;
+    return (
+      this.notIncluded(cells, "department", this.departments) ?? this.notIncluded(cells, "location", this.locations)
+    );
+  }
+
+  /** Out of scope when `roster.include.departments` (or `locations`) lists values and this row's is not one. */
+  private notIncluded(
+    cells: Cells,
+    field: "department" | "location",
+    included: ReadonlySet<string>,
+  ): ExclusionFound | undefined {
+    if (included.size === 0) return undefined;
+    const value = cell(cells, this.columns, field);
+    if (included.has(value?.toLowerCase() ?? "")) return undefined;
+    return found("out-of-scope", `${field} ${quoteValue(value ?? "", 40)} is not in roster.include.${field}s`);
   }
 
   /**
@@ -308,23 +312,22 @@ export class RosterRowCollector {
     const endedText = cell(cells, this.columns, "terminationDate");
     const ended = parseHrisDate(endedText);
     if (ended === "unreadable") {
-      const detail = `termination date ${quoteValue(endedText ?? "", 30)} cannot be read (expected a date such as 2026-10-31)`;
-      return { reason: "out-of-scope", message: detail, detail };
+      return found(
+        "out-of-scope",
+        `termination date ${quoteValue(endedText ?? "", 30)} cannot be read (expected a date such as 2026-10-31)`,
+      );
     }
     if (ended !== undefined && ended <= this.now.getTime()) {
-      const detail = `terminated on ${quoteValue(endedText ?? "", 30)}`;
-      return { reason: "terminated", message: detail, detail };
+      return found("terminated", `terminated on ${quoteValue(endedText ?? "", 30)}`);
     }
     const flag = cell(cells, this.columns, "left");
     if (flag !== undefined) {
       const lower = flag.toLowerCase();
       if (ACTIVE_FLAG.has(lower)) {
-        const detail = `marked as left (${quoteValue(flag, 20)})`;
-        return { reason: "terminated", message: detail, detail };
+        return found("terminated", `marked as left (${quoteValue(flag, 20)})`);
       }
       if (!INACTIVE_FLAG.has(lower)) {
-        const detail = `"has left" flag ${quoteValue(flag, 20)} is neither true nor false`;
-        return { reason: "out-of-scope", message: detail, detail };
+        return found("out-of-scope", `"has left" flag ${quoteValue(flag, 20)} is neither true nor false`);
       }
     }
     for (const field of ["status", "employmentStatus"] as const) {
@@ -335,8 +338,7 @@ export class RosterRowCollector {
       const shown = `${field === "status" ? "status" : "employment status"} ${quoteValue(raw, 40)}`;
       const falseFlag = field === "status" && (INACTIVE_FLAG.has(lower) || INACTIVE_FLAG.has(raw.toLowerCase()));
       if (falseFlag || TERMINATED.test(lower)) {
-        const detail = falseFlag ? `${shown} (not active)` : shown;
-        return { reason: "terminated", message: detail, detail };
+        return found("terminated", falseFlag ? `${shown} (not active)` : shown);
       }
     }
     return undefined;
@@ -363,4 +365,9 @@ interface ExclusionFound {
   readonly reason: "terminated" | "out-of-scope";
   readonly message: string;
   readonly detail: string;
+}
+
+/** An exclusion whose message is its detail (all but a status out of scope, which says more). */
+function found(reason: ExclusionFound["reason"], detail: string): ExclusionFound {
+  return { reason, message: detail, detail };
 }

@@ -1,12 +1,12 @@
 import type { RetentionClient } from "../api/client.js";
 import type { Config } from "../config/schema.js";
-import { ConfigError, PaymentRequiredError } from "../errors.js";
+import { ConfigError, PaymentRequiredError, READ_ONLY_FIX, ReadOnlyKeyError } from "../errors.js";
 import type { Logger } from "../logger.js";
 import type { StateStore } from "../store/state-store.js";
 import { approvedBudget } from "./approvable-plan.js";
 import { advanceMemory, diffRoster, type RosterMemory } from "./diff-roster.js";
 import { loadKeptUntracked } from "./kept-untracked.js";
-import { canWrite, READ_ONLY_FIX, ReadOnlyKeyError } from "./key-scopes.js";
+import { canWrite } from "./key-scopes.js";
 import { planReconcile, refusedPlan } from "./plan-reconcile.js";
 import type { Finding, GuardApproval, ReconcilePlan, SlackApproval } from "./plan-types.js";
 import { day } from "./plan-words.js";

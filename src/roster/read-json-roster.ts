@@ -2,13 +2,8 @@ import type { Hash } from "node:crypto";
 import { RosterFileError } from "../errors.js";
 import { RosterRowCollector } from "./collect-roster-rows.js";
 import { chunksOf, EXPORT_AGAIN } from "./file-chunks.js";
-import {
-  JsonRecordScanner,
-  JsonScanError,
-  parseRecordsPath,
-  type StructureEntry,
-  WRAPPER_KEYS,
-} from "./json-records.js";
+import { JsonRecordScanner } from "./json-records.js";
+import { JsonScanError, parseRecordsPath, type StructureEntry, WRAPPER_KEYS } from "./json-scan-types.js";
 import {
   chooseMapping,
   type MappingChoice,

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { z } from "zod";
 import type { Config } from "../config/schema.js";
-import { EXIT_PARTIAL, EXIT_USAGE, RetentionSyncError } from "../errors.js";
+import { NO_LONGER_NEEDED, PlanFileError } from "../errors.js";
 import type { ServicePerson } from "./diff-roster.js";
 import type { KeptPerson, Named, PlanStep, ReconcilePlan, StepKind } from "./plan-types.js";
 import { stepPeople } from "./plan-types.js";
@@ -59,66 +59,6 @@ export interface SavedPlan extends PlanInputs {
    * version 1 plan, or an edited one). It approves nothing; the run says it was ignored.
    */
   readonly ignoredApproval?: boolean;
-}
-
-/** Said when a plan file holds an `allowMassArchive` field: what happened to it and what approves instead. */
-export const IGNORED_APPROVAL =
-  "the plan file's allowMassArchive field was ignored: a plan carries no approval; the mass-archive guard is " +
-  "lifted only when applying, by --allow-mass-archive or roster.approveMassArchive";
-
-/**
- * A saved plan whose archives the mass-archive guard now holds, and nothing else differs: the plan
- * is right, the approval is missing (exit code 3, like a held guard). Nothing was changed.
- */
-export class PlanNeedsApprovalError extends RetentionSyncError {
-  readonly exitCode = EXIT_PARTIAL;
-  constructor(
-    readonly planFile: string,
-    held: { readonly archives: number; readonly managed: number; readonly percent: number },
-    limits: { readonly maxArchiveCount: number; readonly maxArchivePercent: number },
-    ignoredApproval: boolean,
-  ) {
-    super(
-      `the saved plan ${planFile} archives ${held.archives} of the ${held.managed} people managed from the HRIS export ` +
-        `(${held.percent} %), over the limit of ${limits.maxArchiveCount} people or ${limits.maxArchivePercent} %: ` +
-        "the mass-archive guard holds them and nothing was changed. A plan carries no approval: check the plan, then " +
-        `apply it with reconcile --plan ${planFile} --allow-mass-archive (or set roster.approveMassArchive)` +
-        (ignoredApproval ? `. Note: ${IGNORED_APPROVAL}` : ""),
-    );
-  }
-}
-
-/** A saved plan that no longer matches what is true now (exit code 2: make a new plan). */
-export class StalePlanError extends RetentionSyncError {
-  readonly exitCode = EXIT_USAGE;
-  constructor(
-    readonly planFile: string,
-    /** Every step that differs (the message shows the first 25), and the inputs that changed. */
-    readonly differences: { readonly steps: readonly string[]; readonly inputs: readonly string[] },
-  ) {
-    const { steps, inputs } = differences;
-    const done = steps.length > 0 && steps.every((d) => d.startsWith("- ") && d.endsWith(NO_LONGER_NEEDED));
-    super(
-      `the saved plan ${planFile} is stale; nothing was changed. Make a new one with reconcile --dry-run --out. ` +
-        `${steps.length} step${steps.length === 1 ? "" : "s"} differ${steps.length === 1 ? "s" : ""}` +
-        `${done ? " (none of them is needed any more: was this plan applied already?)" : ""}:\n` +
-        [...shown(steps, 25), ...inputs.map((d) => `because ${d}`)].map((d) => `  ${d}`).join("\n"),
-    );
-  }
-}
-
-function shown(lines: readonly string[], limit: number): string[] {
-  return lines.length <= limit ? [...lines] : [...lines.slice(0, limit), `...and ${lines.length - limit} more`];
-}
-
-const NO_LONGER_NEEDED = "no longer needed (the service or the export already says otherwise)";
-
-/** A plan file that cannot be read as a plan (exit code 2). */
-export class PlanFileError extends RetentionSyncError {
-  readonly exitCode = EXIT_USAGE;
-  constructor(planFile: string, why: string) {
-    super(`plan file ${planFile}: ${why}`);
-  }
 }
 
 const sha = (text: string) => createHash("sha256").update(text).digest("hex");

@@ -6,6 +6,7 @@ import {
   WebClient,
 } from "@slack/web-api";
 import type { Logger } from "../logger.js";
+import { sdkLogger } from "./sdk-logger.js";
 import type { Block } from "./slack-message.js";
 import { undiciAdapter } from "./undici-adapter.js";
 
@@ -43,19 +44,8 @@ export interface SlackClientOptions {
 
 function slackLogger(logger: Logger): SlackLogger {
   const child = logger.child({ component: "slack-web-api" });
-  let level = LogLevel.WARN;
-  return {
-    // The SDK warns on every failed request; our delivery loop logs failures once, with the fix.
-    debug: (...msg: unknown[]) => child.trace(msg.map(String).join(" ")),
-    info: (...msg: unknown[]) => child.debug(msg.map(String).join(" ")),
-    warn: (...msg: unknown[]) => child.debug(msg.map(String).join(" ")),
-    error: (...msg: unknown[]) => child.warn(msg.map(String).join(" ")),
-    setLevel: (next: LogLevel) => {
-      level = next;
-    },
-    getLevel: () => level,
-    setName: () => undefined,
-  };
+  // The SDK warns on every failed request; our delivery loop logs failures once, with the fix.
+  return sdkLogger(child, { debug: "trace", info: "debug", warn: "debug", error: "warn" }, LogLevel.WARN);
 }
 
 /**

@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { JsonRecordScanner, JsonScanError, parseRecordsPath } from "../../src/roster/json-records.js";
+import { JsonRecordScanner } from "../../src/roster/json-records.js";
+import { JsonScanError, parseRecordsPath } from "../../src/roster/json-scan-types.js";
 
 function scan(text: string, size: number, options: { max?: number; records?: string } = {}) {
   const scanner = new JsonRecordScanner({

@@ -1,10 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Billing, Employee, Me } from "../../src/api/schemas.js";
 import { configSchema } from "../../src/config/schema.js";
+import { StalePlanError } from "../../src/errors.js";
 import { silentLogger } from "../../src/logger.js";
 import { checkSavedPlan } from "../../src/roster/check-saved-plan.js";
 import { applyRun, planRun, previewRun, type ReconcileDeps } from "../../src/roster/reconcile-once.js";
-import { StalePlanError } from "../../src/roster/saved-plan.js";
 import { MEMORY_KEY, MEMORY_NAMESPACE } from "../../src/roster/stored-roster-memory.js";
 import { openStateStore, type StateStore } from "../../src/store/state-store.js";
 import { canonicalUrl, makePeople, rosterDir, toCsv } from "../helpers/roster-files.js";

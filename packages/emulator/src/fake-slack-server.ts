@@ -1,12 +1,19 @@
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { once } from "node:events";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import {
+  type FakeSlackFailure,
+  FakeSlackFailures,
+  type FakeSlackFaults,
+  type FakeSlackRateLimit,
+} from "./fake-slack-failures.js";
 import { createInteractivity, type FakeSlackInteractivity } from "./fake-slack-interactions.js";
 import { defaultAppToken, type FakeSlackSocketMode, SocketModeHub } from "./fake-slack-socket-mode.js";
-import type { FakeSlackAnswer, FakeSlackChannel, FakeSlackMessage } from "./fake-slack-types.js";
-import { Rng } from "./rng.js";
+import { type FakeSlackAnswer, type FakeSlackChannel, type FakeSlackMessage, failAnswer } from "./fake-slack-types.js";
+import { answerWebApi, BOT_USER_ID, type FakeSlackWorkspace } from "./fake-slack-web-api.js";
 
+export type { FakeSlackFailure, FakeSlackFaults, FakeSlackRateLimit } from "./fake-slack-failures.js";
 export type {
   FakeButtonPress,
   FakeSlackEphemeral,
@@ -27,7 +34,8 @@ export type { FakeSlackChannel, FakeSlackMessage } from "./fake-slack-types.js";
  * JSON-encoded) and `Authorization: Bearer <token>`; JSON bodies and a `token` body field are
  * accepted too, like the real API. Every call is recorded; failures can be injected.
  * Socket Mode (`/link/` WebSocket) and interactivity live in fake-slack-socket-mode.ts and
- * fake-slack-interactions.ts.
+ * fake-slack-interactions.ts, the methods in fake-slack-web-api.ts, the injected failures in
+ * fake-slack-failures.ts.
  */
 
 export interface FakeSlackCall {
@@ -38,37 +46,6 @@ export interface FakeSlackCall {
   /** HTTP status answered (0 when the connection was reset) and, for `ok:false` answers, Slack's error string. */
   readonly status: number;
   readonly error?: string;
-}
-
-/** A Slack `error` string (answered as HTTP 200 `{ok:false}`), or an HTTP-level failure. */
-export type FakeSlackFailure = string | { status: number; retryAfter?: number; error?: string };
-
-export interface FakeSlackRateLimit {
-  /** Only this method is limited; every method when absent. */
-  readonly method?: string;
-  /** Calls allowed per window before answering 429. */
-  readonly limit: number;
-  readonly windowMs?: number;
-  /** Seconds in the Retry-After header (default 1). */
-  readonly retryAfter?: number;
-}
-
-/**
- * Random failures of the fake Slack, rolled per call from a seeded generator (same seed, same
- * sequence). Each happens before the call has any effect, as Slack's own 5xx and 429 do.
- */
-export interface FakeSlackFaults {
-  /** Only this method fails; every method when absent. */
-  readonly method?: string;
-  /** Share of calls answered HTTP 500 or 503. */
-  readonly errorRate?: number;
-  /** Share of calls answered 429 `ratelimited` with `Retry-After: retryAfter`. */
-  readonly rateLimitRate?: number;
-  /** Share of calls whose connection is reset with no answer. */
-  readonly resetRate?: number;
-  /** Seconds in the Retry-After header of injected 429s (default 1). */
-  readonly retryAfter?: number;
-  readonly seed?: number;
 }
 
 export interface FakeSlackOptions {
@@ -134,8 +111,6 @@ export interface FakeSlack extends FakeSlackSocketMode, FakeSlackInteractivity {
 export const INCOMING_WEBHOOK = "incoming-webhook";
 
 const DEFAULT_CHANNELS = ["general", "hr-alerts", "retention-ops", "poaching-alerts"];
-const MAX_TEXT = 40_000;
-const BOT_USER_ID = "UBOT000001";
 const IDS = { appId: "A0FAKE0001", teamId: "TFAKE0001", botId: "BFAKE0001", botUserId: BOT_USER_ID } as const;
 
 function decodeArgs(raw: string, contentType: string): Record<string, unknown> {
@@ -169,11 +144,8 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
   const messages: FakeSlackMessage[] = [];
   const channels = new Map<string, FakeSlackChannel>();
   const users = new Map<string, string>(Object.entries(options.users ?? { "manager@example.com": "UMANAGER01" }));
-  const failures: Array<{ method: string; failure: FakeSlackFailure; left: number }> = [];
+  const failures = new FakeSlackFailures();
   let outage: false | "http" | "reset" = false;
-  let rateLimit: FakeSlackRateLimit | null = null;
-  let rateWindow: number[] = [];
-  let faults: { settings: FakeSlackFaults; rng: Rng } | null = null;
   let tsCounter = 0;
   let channelCounter = 0;
 
@@ -212,25 +184,12 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
       addChannel(ref, looksLikeId(ref) ? { id: ref } : {});
     }
   };
-  /** A stable user id for an email the open workspace has not seen (Slack ids are upper-case). */
-  const openUserId = (email: string) =>
-    `U${createHash("sha256").update(email).digest("hex").slice(0, 10).toUpperCase()}`;
-  const channelJson = (c: FakeSlackChannel) => ({
-    id: c.id,
-    name: c.name,
-    is_channel: !c.isPrivate,
-    is_group: c.isPrivate,
-    is_private: c.isPrivate,
-    is_member: c.isMember,
-    is_archived: false,
-  });
   const nextTs = () => {
     tsCounter += 1;
     return `${Math.floor(Date.now() / 1000)}.${String(tsCounter).padStart(6, "0")}`;
   };
 
   type Answer = FakeSlackAnswer;
-  const fail = (error: string): Answer => ({ status: 200, body: { ok: false, error } });
   let port = 0;
   const hub = new SocketModeHub({
     appId: IDS.appId,
@@ -254,153 +213,26 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     signingSecret,
     ids: IDS,
   });
-
-  function handle(method: string, args: Record<string, unknown>): Answer {
-    const str = (name: string) => (typeof args[name] === "string" ? (args[name] as string) : undefined);
-    switch (method) {
-      case "api.test":
-        return { status: 200, body: { ok: true, args } };
-      case "auth.test":
-        return {
-          status: 200,
-          body: {
-            ok: true,
-            url: "https://fake-workspace.slack.com/",
-            team: "Fake Workspace",
-            user: "retention-sync",
-            team_id: "TFAKE0001",
-            user_id: BOT_USER_ID,
-            bot_id: "BFAKE0001",
-          },
-        };
-      case "chat.postMessage": {
-        const ref = str("channel");
-        if (!ref) return fail("channel_not_found");
-        const text = str("text");
-        if (text === undefined && args.blocks === undefined && args.attachments === undefined) return fail("no_text");
-        if (text !== undefined && text.length > MAX_TEXT) return fail("msg_too_long");
-        if (Array.isArray(args.blocks) && args.blocks.length > 50) return fail("invalid_blocks");
-        let channelId: string;
-        let channelName: string | undefined;
-        if (/^[DU]/.test(ref) && !resolve(ref, false)) {
-          channelId = ref.startsWith("U") ? `D${ref.slice(1)}` : ref; // a DM
-        } else {
-          const channel = resolve(ref, true);
-          if (!channel) return fail("channel_not_found");
-          if (!channel.isMember) return fail("not_in_channel");
-          channelId = channel.id;
-          channelName = channel.name;
-        }
-        const ts = nextTs();
-        const threadTs = str("thread_ts");
-        const message: FakeSlackMessage = {
-          channel: channelId,
-          ts,
-          args,
-          ...(channelName !== undefined ? { channelName } : {}),
-          ...(threadTs !== undefined ? { threadTs } : {}),
-          ...(text !== undefined ? { text } : {}),
-          ...(args.blocks !== undefined ? { blocks: args.blocks } : {}),
-        };
-        messages.push(message);
-        options.onMessage?.(message);
-        return {
-          status: 200,
-          body: {
-            ok: true,
-            channel: channelId,
-            ts,
-            message: { type: "message", text: text ?? "", ts, bot_id: "BFAKE0001", thread_ts: threadTs },
-          },
-        };
-      }
-      case "conversations.info": {
-        const channel = resolve(str("channel") ?? "", false);
-        return channel ? { status: 200, body: { ok: true, channel: channelJson(channel) } } : fail("channel_not_found");
-      }
-      case "conversations.list": {
-        for (const ref of options.knownChannels?.() ?? []) ensureChannel(ref);
-        const limit = Math.min(Math.max(Number(args.limit ?? 100) || 100, 1), 1000);
-        const start = Number(str("cursor") ?? "0") || 0;
-        const all = [...channels.values()];
-        const page = all.slice(start, start + limit);
-        const next = start + limit < all.length ? String(start + limit) : "";
-        return {
-          status: 200,
-          body: { ok: true, channels: page.map(channelJson), response_metadata: { next_cursor: next } },
-        };
-      }
-      case "conversations.open": {
-        const ids = (str("users") ?? "").split(",").filter(Boolean);
-        if (ids.length === 0) return fail("users_list_not_supplied");
-        if (!ids.every((id) => [...users.values()].includes(id))) return fail("user_not_found");
-        return { status: 200, body: { ok: true, channel: { id: `D${ids.join("").replace(/^U/, "")}` } } };
-      }
-      case "users.lookupByEmail": {
-        const email = str("email")?.toLowerCase();
-        if (email && options.openWorkspace && !users.has(email)) users.set(email, openUserId(email));
-        const id = email ? users.get(email) : undefined;
-        return id
-          ? { status: 200, body: { ok: true, user: { id, name: email?.split("@")[0], profile: { email } } } }
-          : fail("users_not_found");
-      }
-      case "apps.connections.open":
-        return fail("not_allowed_token_type");
-      default:
-        return interactivity.method(method, args) ?? { status: 404, body: { ok: false, error: "unknown_method" } };
-    }
-  }
-
-  function injected(method: string): Answer | undefined {
-    const index = failures.findIndex((f) => f.method === method || f.method === "*");
-    if (index < 0) return undefined;
-    const entry = failures[index];
-    if (!entry) return undefined;
-    entry.left -= 1;
-    if (entry.left <= 0) failures.splice(index, 1);
-    const { failure } = entry;
-    if (typeof failure === "string") return fail(failure);
-    const headers: Record<string, string> =
-      failure.retryAfter !== undefined ? { "retry-after": String(failure.retryAfter) } : {};
-    return { status: failure.status, headers, body: { ok: false, error: failure.error ?? `http_${failure.status}` } };
-  }
-
-  function limited(method: string): Answer | undefined {
-    if (!rateLimit || (rateLimit.method !== undefined && rateLimit.method !== method)) return undefined;
-    const now = Date.now();
-    rateWindow = rateWindow.filter((t) => now - t < (rateLimit?.windowMs ?? 60_000));
-    if (rateWindow.length < rateLimit.limit) {
-      rateWindow.push(now);
-      return undefined;
-    }
-    return {
-      status: 429,
-      headers: { "retry-after": String(rateLimit.retryAfter ?? 1) },
-      body: { ok: false, error: "ratelimited" },
-    };
-  }
-
-  /** The injected fault of this call, if the dice say so. */
-  function rolled(method: string): Answer | "reset" | undefined {
-    if (!faults || (faults.settings.method !== undefined && faults.settings.method !== method)) return undefined;
-    const { errorRate = 0, rateLimitRate = 0, resetRate = 0, retryAfter = 1 } = faults.settings;
-    const roll = faults.rng.next();
-    if (roll < errorRate) {
-      const status = roll < errorRate / 2 ? 500 : 503;
-      return { status, body: { ok: false, error: `http_${status}` } };
-    }
-    if (roll < errorRate + rateLimitRate) {
-      return { status: 429, headers: { "retry-after": String(retryAfter) }, body: { ok: false, error: "ratelimited" } };
-    }
-    if (roll < errorRate + rateLimitRate + resetRate) return "reset";
-    return undefined;
-  }
+  const workspace: FakeSlackWorkspace = {
+    channels,
+    users,
+    openWorkspace: options.openWorkspace ?? false,
+    resolve,
+    knownChannels: () => options.knownChannels?.() ?? [],
+    ensureChannel,
+    nextTs,
+    addMessage: (message) => {
+      messages.push(message);
+      options.onMessage?.(message);
+    },
+    otherMethod: (method, args) => interactivity.method(method, args),
+  };
 
   /** An app-level token opens Socket Mode connections and nothing else. */
   function appTokenCall(method: string): Answer {
     return method === "apps.connections.open"
       ? { status: 200, body: { ok: true, url: hub.openTicket() } }
-      : fail("not_allowed_token_type");
+      : failAnswer("not_allowed_token_type");
   }
 
   async function onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -427,7 +259,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
       res.writeHead(200, { "content-type": "text/plain" }).end("ok");
       return;
     }
-    const fault = rolled(method);
+    const fault = failures.rolled(method);
     if (outage === "reset" || fault === "reset") {
       calls.push({ method, args: {}, at: Date.now(), status: 0, error: "connection_reset" });
       req.socket.destroy();
@@ -450,16 +282,16 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     else if (!url.pathname.startsWith("/api/")) answer = { status: 404, body: { ok: false, error: "unknown_method" } };
     else
       answer =
-        injected(method) ??
+        failures.injected(method) ??
         fault ??
-        limited(method) ??
+        failures.limited(method) ??
         (presented === undefined
-          ? fail("not_authed")
+          ? failAnswer("not_authed")
           : presented === appToken
             ? appTokenCall(method)
             : presented !== token
-              ? fail("invalid_auth")
-              : handle(method, args));
+              ? failAnswer("invalid_auth")
+              : answerWebApi(workspace, method, args));
     const error = answer.body.ok === false ? String(answer.body.error) : undefined;
     calls.push({ method, args, at: Date.now(), status: answer.status, ...(error !== undefined ? { error } : {}) });
     res.writeHead(answer.status, { "content-type": "application/json; charset=utf-8", ...answer.headers });
@@ -501,17 +333,16 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
       return messages.filter((m) => m.channel === target);
     },
     failNext(method, failure, times = 1) {
-      failures.push({ method, failure, left: times });
+      failures.failNext(method, failure, times);
     },
     setOutage(on, kind = "http") {
       outage = on ? kind : false;
     },
     setRateLimit(limit) {
-      rateLimit = limit;
-      rateWindow = [];
+      failures.setRateLimit(limit);
     },
     setFaults(settings) {
-      faults = settings ? { settings, rng: new Rng(settings.seed ?? 1) } : null;
+      failures.setFaults(settings);
     },
     async close() {
       hub.close();

@@ -1,4 +1,4 @@
-import type { StructureEntry } from "../json-records.js";
+import type { StructureEntry } from "../json-scan-types.js";
 
 const SHOWN_ENTRIES = 8;
 /** Members that hold the record itself in an envelope (Finch's `body`, JSON:API's `attributes`). */

@@ -9,7 +9,7 @@ import {
   readReport,
   STATUS_FIELDS,
 } from "./bamboohr-pages.js";
-import { type HttpAnswer, type HttpPullOptions, httpRequest } from "./http-pull.js";
+import { type HttpAnswer, type HttpPullOptions, httpRequest, type PullSeams, pullOptions } from "./http-pull.js";
 import type { PullStore } from "./pull-store.js";
 import type { PulledExport, RosterSource } from "./roster-source.js";
 import type { SourceConfig, SourceSecrets } from "./source-secrets.js";
@@ -92,7 +92,7 @@ export class BambooHrSource implements RosterSource {
     readonly config: BambooHrConfig,
     readonly secrets: SourceSecrets,
     readonly store: PullStore,
-    readonly http: Omit<HttpPullOptions, "source" | "timeoutMs" | "maxBytes"> = {},
+    readonly http: PullSeams = {},
     readonly now: () => Date = () => new Date(),
   ) {}
 
@@ -104,13 +104,7 @@ export class BambooHrSource implements RosterSource {
         "no API key: set BAMBOOHR_API_KEY (or roster.source.apiKey) to the key of a BambooHR user who may see every field pulled",
       );
     }
-    const options: HttpPullOptions = {
-      ...this.http,
-      source: SOURCE,
-      timeoutMs: this.config.timeoutSeconds * 1000,
-      maxBytes: this.config.maxBytes,
-      signal,
-    };
+    const options = pullOptions(SOURCE, this.http, this.config, signal);
     const headers = {
       accept: "application/json",
       authorization: `Basic ${Buffer.from(`${apiKey}:x`).toString("base64")}`,
@@ -135,6 +129,24 @@ export class BambooHrSource implements RosterSource {
   private url(path: string): string {
     const base = this.config.baseUrl.replace(/\/+$/, "");
     return `${base}/api/gateway.php/${encodeURIComponent(this.config.companyDomain)}/${path}`;
+  }
+
+  /**
+   * POSTs `body` as JSON, the answer as bytes. `Content-Type: application/json` exactly: BambooHR
+   * reads any other content type as XML. `answerStatuses`: error statuses answered, not thrown.
+   */
+  private postJson(
+    path: string,
+    headers: Readonly<Record<string, string>>,
+    options: HttpPullOptions,
+    body: unknown,
+    answerStatuses?: readonly number[],
+  ): Promise<HttpAnswer> {
+    return httpRequest(this.url(path), { ...headers, "content-type": "application/json" }, "bytes", options, {
+      method: "POST",
+      body: JSON.stringify(body),
+      ...(answerStatuses === undefined ? {} : { answerStatuses }),
+    });
   }
 
   private shown(path: string): string {
@@ -196,16 +208,12 @@ export class BambooHrSource implements RosterSource {
     let bytes = 0;
     try {
       for (let page = 1; page <= MAX_PAGES; page += 1) {
-        const answer = await httpRequest(
-          this.url(path),
-          { ...headers, "content-type": "application/json" },
-          "bytes",
+        const answer = await this.postJson(
+          path,
+          headers,
           options,
-          {
-            method: "POST",
-            body: JSON.stringify({ fields, page, pageSize: DATA_PAGE_SIZE }),
-            answerStatuses: page === 1 ? DATASET_REFUSALS : [],
-          },
+          { fields, page, pageSize: DATA_PAGE_SIZE },
+          page === 1 ? DATASET_REFUSALS : [],
         );
         if (answer.status !== 200) {
           await writer.abandon();
@@ -252,17 +260,10 @@ export class BambooHrSource implements RosterSource {
     options: HttpPullOptions,
   ): Promise<{ origin: string; facts: Facts }> {
     const path = "v1/reports/custom?format=JSON&onlyCurrent=true";
-    // `Content-Type: application/json` exactly: BambooHR reads any other content type as XML.
-    const answer = await httpRequest(
-      this.url(path),
-      { ...headers, "content-type": "application/json" },
-      "bytes",
-      options,
-      {
-        method: "POST",
-        body: JSON.stringify({ title: REPORT_TITLE, fields: requestedFields(this.config.fields) }),
-      },
-    );
+    const answer = await this.postJson(path, headers, options, {
+      title: REPORT_TITLE,
+      fields: requestedFields(this.config.fields),
+    });
     const { people, absent } = readReport(answer.body);
     if (absent.length > 0) {
       throw new RosterSourceAuthError(

@@ -3,8 +3,8 @@ import { createWriteStream } from "node:fs";
 import { type Dispatcher, request } from "undici";
 import { parseRetryAfter } from "../../api/retry-after.js";
 import { USER_AGENT } from "../../api/transport.js";
-import { RosterPullError, RosterSourceAuthError } from "../../errors.js";
-import { ResponseTooLarge, readCapped, readCappedBytes } from "../../read-capped.js";
+import { errorDetail, RosterPullError, RosterSourceAuthError } from "../../errors.js";
+import { cappedChunks, ResponseTooLarge, readCapped, readCappedBytes } from "../../read-capped.js";
 import { sleepUnlessAborted } from "../../timers.js";
 
 /**
@@ -30,6 +30,19 @@ export interface HttpPullOptions {
   /** Waits between tries (tests make it instant). */
   readonly sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   readonly now?: () => number;
+}
+
+/** What a source is built with besides its config: the tries, the waits, the clock (tests set them). */
+export type PullSeams = Omit<HttpPullOptions, "source" | "timeoutMs" | "maxBytes">;
+
+/** One pull's options: the source's seams, its name, and the limits of its config. */
+export function pullOptions(
+  source: string,
+  seams: PullSeams,
+  limits: { readonly timeoutSeconds: number; readonly maxBytes: number },
+  signal: AbortSignal | undefined,
+): HttpPullOptions {
+  return { ...seams, source, timeoutMs: limits.timeoutSeconds * 1000, maxBytes: limits.maxBytes, signal };
 }
 
 /** What a request is besides its URL and headers: a GET unless told otherwise. */
@@ -90,14 +103,6 @@ function headerMap(headers: Dispatcher.ResponseData["headers"]): Record<string, 
   return out;
 }
 
-function describe(error: unknown): string {
-  if (error instanceof Error) {
-    const code = (error as { code?: unknown }).code;
-    return typeof code === "string" ? `${code}: ${error.message}` : error.message;
-  }
-  return String(error);
-}
-
 /** Why one try failed and whether another may follow. */
 class TryFailed extends Error {
   constructor(
@@ -112,13 +117,8 @@ async function bodyToFile(body: Dispatcher.ResponseData["body"], path: string, l
   const out = createWriteStream(path, { flags: "w", mode: 0o600 });
   let size = 0;
   try {
-    for await (const chunk of body) {
-      const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array);
+    for await (const buffer of cappedChunks(body, limit)) {
       size += buffer.length;
-      if (size > limit) {
-        body.destroy();
-        throw new ResponseTooLarge(`the answer is longer than ${limit} bytes`);
-      }
       if (!out.write(buffer)) await once(out, "drain");
     }
   } finally {
@@ -152,7 +152,7 @@ async function requestOnce(
       });
     } catch (error) {
       if (options.signal?.aborted) throw error;
-      throw new TryFailed(`${url.origin}${url.pathname} did not answer (${describe(error)})`, undefined);
+      throw new TryFailed(`${url.origin}${url.pathname} did not answer (${errorDetail(error)})`, undefined);
     }
     const status = response.statusCode;
     const answerHeaders = headerMap(response.headers);
@@ -236,7 +236,7 @@ async function requestOnce(
         );
       }
       if (error instanceof TryFailed || options.signal?.aborted) throw error;
-      throw new TryFailed(`${url.origin}${url.pathname}: the answer was cut (${describe(error)})`, undefined);
+      throw new TryFailed(`${url.origin}${url.pathname}: the answer was cut (${errorDetail(error)})`, undefined);
     }
   }
   throw new RosterPullError(options.source, `${start.origin}${start.pathname}: more than ${MAX_REDIRECTS} redirects`);

@@ -1,6 +1,6 @@
 import { stat } from "node:fs/promises";
 import { RosterPullError, RosterSourceAuthError } from "../../errors.js";
-import { type HttpPullOptions, httpGet } from "./http-pull.js";
+import { httpGet, type PullSeams, pullOptions } from "./http-pull.js";
 import type { PullStore } from "./pull-store.js";
 import type { PulledExport, RosterSource } from "./roster-source.js";
 import type { SourceConfig, SourceSecrets } from "./source-secrets.js";
@@ -66,18 +66,12 @@ export class HttpsSource implements RosterSource {
     private readonly config: HttpsConfig,
     private readonly secrets: SourceSecrets,
     private readonly store: PullStore,
-    private readonly http: Omit<HttpPullOptions, "source" | "timeoutMs" | "maxBytes"> = {},
+    private readonly http: PullSeams = {},
     private readonly now: () => Date = () => new Date(),
   ) {}
 
   async pull(signal?: AbortSignal): Promise<PulledExport> {
-    const options: HttpPullOptions = {
-      ...this.http,
-      source: "https",
-      timeoutMs: this.config.timeoutSeconds * 1000,
-      maxBytes: this.config.maxBytes,
-      signal,
-    };
+    const options = pullOptions("https", this.http, this.config, signal);
     const headers = { accept: ACCEPT, ...this.auth() };
     const meta = await this.store.meta<Partial<KeptPull>>("https");
     const last = await this.kept(meta);

@@ -1,7 +1,7 @@
 import { open } from "node:fs/promises";
 import { z } from "zod";
 import { RosterPullError, RosterSourceAuthError } from "../../errors.js";
-import { type HttpPullOptions, httpGet } from "./http-pull.js";
+import { type HttpPullOptions, httpGet, type PullSeams, pullOptions } from "./http-pull.js";
 import { PageEnvelopeError, type PageList, readPageEnvelope } from "./page-envelope.js";
 import type { PullStore } from "./pull-store.js";
 import type { PulledExport, RosterSource } from "./roster-source.js";
@@ -69,7 +69,7 @@ export class MergeSource implements RosterSource {
     private readonly config: MergeConfig,
     private readonly secrets: SourceSecrets,
     private readonly store: PullStore,
-    private readonly http: Omit<HttpPullOptions, "source" | "timeoutMs" | "maxBytes"> = {},
+    private readonly http: PullSeams = {},
     private readonly now: () => Date = () => new Date(),
   ) {}
 
@@ -80,13 +80,7 @@ export class MergeSource implements RosterSource {
     first.searchParams.set("include_deleted_data", "true");
     first.searchParams.set("expand", MERGE_EXPAND);
     const origin = `${first.origin}${first.pathname}`;
-    const options: HttpPullOptions = {
-      ...this.http,
-      source: "merge",
-      timeoutMs: this.config.timeoutSeconds * 1000,
-      maxBytes: this.config.maxBytes,
-      signal,
-    };
+    const options = pullOptions("merge", this.http, this.config, signal);
     const temporary = await this.store.temporary(FILE);
     try {
       const out = await open(temporary, "w", 0o600);

@@ -2,7 +2,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import type { Config } from "../../config/schema.js";
 import { BambooHrSource } from "./bamboohr-source.js";
-import type { HttpPullOptions } from "./http-pull.js";
+import type { PullSeams } from "./http-pull.js";
 import { HttpsSource } from "./https-source.js";
 import { MergeSource } from "./merge-source.js";
 import { PullStore } from "./pull-store.js";
@@ -15,7 +15,7 @@ export interface SourceContext {
   /** Where complete pulls are kept: `pullDirFor(config)`. */
   readonly pullDir: string;
   /** Retry waits and clocks of the HTTP sources (tests make waits instant). */
-  readonly http?: Omit<HttpPullOptions, "source" | "timeoutMs" | "maxBytes">;
+  readonly http?: PullSeams;
   readonly now?: () => Date;
 }
 

@@ -2,7 +2,7 @@ import { readFile, stat } from "node:fs/promises";
 import { posix } from "node:path";
 import { RosterPullError, RosterSourceAuthError } from "../../errors.js";
 import { sleepUnlessAborted } from "../../timers.js";
-import type { HttpPullOptions } from "./http-pull.js";
+import type { PullSeams } from "./http-pull.js";
 import type { PullStore } from "./pull-store.js";
 import type { PulledExport, RosterSource } from "./roster-source.js";
 import { describe, plural, type SftpConfig, TryFailed, when } from "./sftp-common.js";
@@ -47,7 +47,7 @@ export class SftpSource implements RosterSource {
     readonly config: SftpConfig,
     readonly secrets: SourceSecrets,
     readonly store: PullStore,
-    readonly http: Omit<HttpPullOptions, "source" | "timeoutMs" | "maxBytes"> = {},
+    readonly http: PullSeams = {},
     readonly now: () => Date = () => new Date(),
     readonly settle: SftpSettleOptions = {},
   ) {}
