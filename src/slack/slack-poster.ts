@@ -4,11 +4,11 @@ import {
   type RetryOptions,
   type Logger as SlackLogger,
   WebClient,
+  type WebClientOptions,
 } from "@slack/web-api";
 import type { Logger } from "../logger.js";
 import { sdkLogger } from "./sdk-logger.js";
 import type { Block } from "./slack-message.js";
-import { undiciAdapter } from "./undici-adapter.js";
 
 export interface PostMessageInput {
   readonly channel: string;
@@ -51,8 +51,8 @@ function slackLogger(logger: Logger): SlackLogger {
 /**
  * The program's one kind of WebClient: retries off and 429s rejected at once, because the outbox
  * sender owns retries and pacing per channel. The SDK's own retry would pause its one queue
- * (every channel) on a 429 and hide an outage behind 30 minutes of silent retries. Its HTTP goes
- * through undici (`undiciAdapter`).
+ * (every channel) on a 429 and hide an outage behind 30 minutes of silent retries. Its HTTP is
+ * the SDK's own, with Slack's answers capped (`capAnswers`).
  */
 export function createSlackWebClient(options: SlackClientOptions): WebClient {
   return new WebClient(options.token, {
@@ -61,9 +61,21 @@ export function createSlackWebClient(options: SlackClientOptions): WebClient {
     rejectRateLimitedCalls: true,
     timeout: options.timeoutMs ?? 10_000,
     logger: slackLogger(options.logger),
-    adapter: undiciAdapter,
+    requestInterceptor: capAnswers,
   });
 }
+
+/** The most of a Slack answer read: its answers are a few KB; this only stops a runaway body. */
+const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
+
+/**
+ * Caps every answer the SDK reads (axios's `maxContentLength`): a runaway body fails the call as a
+ * request error (retried by the outbox) instead of filling the daemon's memory.
+ */
+const capAnswers: NonNullable<WebClientOptions["requestInterceptor"]> = (config) => {
+  config.maxContentLength = MAX_ANSWER_BYTES;
+  return config;
+};
 
 function requireString(value: unknown, what: string): string {
   if (typeof value !== "string" || value === "") throw new Error(`Slack answered without ${what}`);
