@@ -5,10 +5,6 @@ import type { Alert } from "./alert.js";
 import type { DeliveryLedger } from "./delivery-ledger.js";
 import type { AlertDraft } from "./plan-deliveries.js";
 
-/** Where releases before the transactional store journaled a hand-over in flight (read to finish it). */
-export const COMMIT_NAMESPACE = "alerts.commit";
-const PENDING_KEY = "pending";
-
 /** What one poll pass or webhook batch hands over: messages to post, changes handled, cursors reached. */
 export interface AlertBatch {
   readonly drafts: readonly AlertDraft[];
@@ -37,8 +33,6 @@ export interface AlertCommitDeps {
 export class AlertCommitLog {
   constructor(private readonly deps: AlertCommitDeps) {}
 
-  private journalChecked = false;
-
   /** Commits a batch; returns how many drafts were new to the outbox. */
   commit(batch: AlertBatch): Promise<number> {
     const empty =
@@ -48,31 +42,6 @@ export class AlertCommitLog {
       (batch.consumed?.ids.length ?? 0) === 0;
     if (empty) return Promise.resolve(0);
     return this.deps.store.transaction((scope) => this.apply(batch, scope));
-  }
-
-  /**
-   * Finishes a hand-over that a release before the transactional store journaled and did not
-   * complete before it stopped; returns how many of its drafts were still missing.
-   */
-  async recover(): Promise<{ recovered: boolean; enqueued: number }> {
-    // This release never writes the journal: once found absent, it cannot appear again.
-    if (this.journalChecked) return { recovered: false, enqueued: 0 };
-    const journal = this.deps.store.namespace(COMMIT_NAMESPACE);
-    const pending = await journal.get<AlertBatch>(PENDING_KEY);
-    if (!pending) {
-      this.journalChecked = true;
-      return { recovered: false, enqueued: 0 };
-    }
-    const enqueued = await this.deps.store.transaction(async (scope) => {
-      const added = await this.apply(pending, scope);
-      await scope.namespace(COMMIT_NAMESPACE).delete(PENDING_KEY);
-      return added;
-    });
-    this.deps.logger.warn(
-      { enqueued, changes: pending.keys.length },
-      "the previous run stopped while handing alerts over to the outbox; finished that hand-over first",
-    );
-    return { recovered: true, enqueued };
   }
 
   /** Every step is idempotent: drafts have deterministic ids, keys and cursors are plain sets. */

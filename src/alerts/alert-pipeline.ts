@@ -24,14 +24,14 @@ export interface AlertPipelineOptions {
   readonly hris?: HrisLookup | undefined;
   /** Shutdown: the webhook inbox stops handing over between batches. */
   readonly signal?: AbortSignal | undefined;
-  /** Called with the number of messages each hand-over (either door) or recovery put in the outbox (metrics). */
+  /** Called with the number of messages each hand-over (either door) put in the outbox (metrics). */
   readonly onQueued?: ((count: number) => void) | undefined;
   /** Replicas: the store webhook events are accepted into on any replica, and whether this one leads (WebhookInboxDeps). */
   readonly acceptStore?: StateStore | undefined;
   readonly leading?: (() => boolean) | undefined;
 }
 
-/** The commit log, reporting what each commit or recovery enqueued. */
+/** The commit log, reporting what each commit enqueued. */
 class ObservedCommitLog extends AlertCommitLog {
   constructor(
     deps: ConstructorParameters<typeof AlertCommitLog>[0],
@@ -44,12 +44,6 @@ class ObservedCommitLog extends AlertCommitLog {
     const enqueued = await super.commit(batch);
     this.onQueued(enqueued);
     return enqueued;
-  }
-
-  override async recover(): Promise<{ recovered: boolean; enqueued: number }> {
-    const result = await super.recover();
-    this.onQueued(result.enqueued);
-    return result;
   }
 }
 

@@ -62,24 +62,17 @@ export interface WaitingMessage extends OutboxHead {
 /** A waiting message with its body: what the sender posts. */
 export interface OutboxEntry<P = unknown> extends OutboxDraft<P>, WaitingMessage {}
 
-/**
- * What an item's body held before heads existed (schema 1): the draft with its bookkeeping. Such
- * an item has no head; its head is read from these fields.
- */
-type LegacyBody<P> = OutboxDraft<P> & Partial<Omit<OutboxHead, "channel" | "kind" | "replacing">>;
-
 /** How long a delivered draft id is remembered by default: longer than any replay of a pass or event. */
 export const DEFAULT_SENT_RETENTION_MS = 7 * 86_400_000;
 
-function headOf<P>(body: LegacyBody<P>, enqueuedAt: number): OutboxHead {
+/** A new draft's head. */
+function headOf<P>(draft: OutboxDraft<P>, enqueuedAt: number): OutboxHead {
   return {
-    channel: body.channel,
-    kind: body.kind,
-    enqueuedAt: body.enqueuedAt ?? enqueuedAt,
-    attempts: body.attempts ?? 0,
-    ...(body.postingSince === undefined ? {} : { postingSince: body.postingSince }),
-    ...(body.lastError === undefined ? {} : { lastError: body.lastError }),
-    ...(body.replaces && body.replaces.length > 0 ? { replacing: true } : {}),
+    channel: draft.channel,
+    kind: draft.kind,
+    enqueuedAt,
+    attempts: 0,
+    ...(draft.replaces && draft.replaces.length > 0 ? { replacing: true } : {}),
   };
 }
 
@@ -111,8 +104,8 @@ export class Outbox<P = unknown> {
     private readonly now: () => number = Date.now,
   ) {}
 
-  private queue(scope: StoreScope = this.store): DurableQueue<LegacyBody<P>, OutboxHead> {
-    return scope.queue<LegacyBody<P>, OutboxHead>(OUTBOX_QUEUE);
+  private queue(scope: StoreScope = this.store): DurableQueue<OutboxDraft<P>, OutboxHead> {
+    return scope.queue<OutboxDraft<P>, OutboxHead>(OUTBOX_QUEUE);
   }
 
   /**
@@ -125,28 +118,20 @@ export class Outbox<P = unknown> {
     );
   }
 
-  /** Every waiting message by its head, in enqueue order: no body is read (but those of pre-head items). */
+  /** Every waiting message by its head, in enqueue order: no body is read. */
   async waiting(): Promise<WaitingMessage[]> {
-    const heads = await this.queue().heads();
-    const headless = heads.filter((item) => item.head === undefined).map((item) => item.id);
-    const legacy = headless.length > 0 ? await this.queue().values(headless) : new Map<string, LegacyBody<P>>();
-    const out: WaitingMessage[] = [];
-    for (const item of heads) {
-      const body = item.head === undefined ? legacy.get(item.id) : undefined;
-      const head = item.head ?? (body ? headOf(body, 0) : undefined);
-      if (head) out.push({ ...head, id: item.id, seq: item.seq });
-    }
-    return out;
+    // Every draft is enqueued with its head (`enqueue`).
+    return (await this.queue().heads()).flatMap((item) =>
+      item.head === undefined ? [] : [{ ...item.head, id: item.id, seq: item.seq }],
+    );
   }
 
   /** The waiting messages with their bodies, in the order given; one already acked is left out. */
   async load(messages: readonly WaitingMessage[]): Promise<OutboxEntry<P>[]> {
     const bodies = await this.queue().values(messages.map((m) => m.id));
     return messages.flatMap((message) => {
-      const body = bodies.get(message.id);
-      if (!body) return [];
-      const { enqueuedAt: _e, attempts: _a, postingSince: _p, lastError: _l, ...draft } = body;
-      return [{ ...draft, ...message }];
+      const draft = bodies.get(message.id);
+      return draft ? [{ ...draft, ...message }] : [];
     });
   }
 
@@ -174,8 +159,8 @@ export class Outbox<P = unknown> {
   }
 
   /**
-   * Marks the waiting entries that a waiting replacement stands for; returns the others. (An outbox
-   * migrated from a release without transactions may hold both after a crash.)
+   * Marks the waiting entries that a waiting replacement stands for; returns the others. (`replace`
+   * commits both in one transaction; this keeps a store that holds both anyway from posting twice.)
    */
   async finishReplacements(messages: readonly WaitingMessage[], nowMs: number): Promise<WaitingMessage[]> {
     const replacing = messages.filter((m) => m.replacing === true);

@@ -472,11 +472,9 @@ async function configure(query: Query, onDisk: boolean): Promise<void> {
   // process loses nothing committed, a power loss can lose the last commits (not corrupt the file).
   if (onDisk) await query("PRAGMA journal_mode = WAL");
   await query("PRAGMA synchronous = NORMAL");
-  // keyv's table, as @keyv/sqlite makes it (it made it only on its own connection).
-  await query(`CREATE TABLE IF NOT EXISTS ${KV_TABLE}(key VARCHAR(255) PRIMARY KEY, value TEXT )`);
 }
 
-/** After a migration, so that a database written by an earlier release is rewritten without its moved rows. */
+/** Once per database: the VACUUM that switches the mode is all but free on a new file. */
 async function enableIncrementalVacuum(query: Query): Promise<void> {
   const [mode] = (await query("PRAGMA auto_vacuum")) as Array<{ auto_vacuum: number }>;
   if (mode?.auto_vacuum !== 2) {
@@ -494,8 +492,8 @@ export interface OpenedStore {
 }
 
 /**
- * Opens the state database, migrating one written by an earlier release (or refusing one from a
- * newer release). `path` is a file path (created with its folder) or `:memory:` (tests).
+ * Opens the state database, bringing it to this release's schema (or refusing one from a newer
+ * release). `path` is a file path (created with its folder) or `:memory:` (tests).
  */
 export async function openSqliteStateStore(path: string, nowMs = Date.now()): Promise<OpenedStore> {
   const onDisk = path !== ":memory:";
@@ -528,7 +526,7 @@ export async function openSqliteStateStore(path: string, nowMs = Date.now()): Pr
     await configure(query, onDisk);
     // WAL mode made the -wal and -shm files now: owner-only like the database.
     if (file) warnings.push(...tightenStateFiles(file));
-    const schema = await ensureSchema(query, location, nowMs);
+    const schema = await ensureSchema(query, location);
     await enableIncrementalVacuum(query);
     const store = new SqliteStateStore(keyv, query, location, file);
     // A probe write proves the file is a writable database before any job relies on it.
