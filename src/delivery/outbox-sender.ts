@@ -395,7 +395,7 @@ export class OutboxSender<P = unknown> {
     const root = newRoot ? threads.rootPut(entry.channel, threadKey, ref) : undefined;
     const puts = [
       ...(root ? [root] : []),
-      ...(entry.postedRecord === undefined ? [] : [postedRecordPut(posted, entry.postedRecord, this.now())]),
+      ...(entry.postedRecord === undefined ? [] : [postedRecordPut(posted, entry.postedRecord)]),
     ];
     // Only a post that needs no pacing wait: a mark-posting must not sit in the store through a wait.
     const goesNow = next !== undefined && !this.stopping && this.options.pacer.delayFor(channel) === 0;

@@ -1,7 +1,7 @@
 import { POSTED_NAMESPACE, POSTED_RETENTION_MS, postedKey } from "../slack/posted-messages.js";
 import type { SlackMessage } from "../slack/slack-message.js";
 import type { PostedMessage } from "../slack/slack-poster.js";
-import type { DurableQueue, NamespacePut, StateStore, StoreScope } from "../store/state-store.js";
+import type { DurableQueue, StateStore, StoreScope } from "../store/state-store.js";
 
 /** The outbox's queue (the name of the namespace it had before it was a queue). */
 export const OUTBOX_QUEUE = "alerts.outbox";
@@ -61,6 +61,14 @@ export interface WaitingMessage extends OutboxHead {
 
 /** A waiting message with its body: what the sender posts. */
 export interface OutboxEntry<P = unknown> extends OutboxDraft<P>, WaitingMessage {}
+
+/** A namespace value written in the commit of a post's mark-sent (a thread root, a message's record). */
+export interface NamespaceWrite {
+  readonly namespace: string;
+  readonly key: string;
+  readonly value: unknown;
+  readonly ttlMs: number;
+}
 
 /** How long a delivered draft id is remembered by default: longer than any replay of a pass or event. */
 export const DEFAULT_SENT_RETENTION_MS = 7 * 86_400_000;
@@ -183,30 +191,33 @@ export class Outbox<P = unknown> {
   }
 
   /**
-   * The one write between Slack's answer and safety: it must stay a single small commit. `puts`
-   * (a new thread root, `ThreadIndex.rootPut`; the message's record, `postedRecordPut`) are stored
-   * in the same write.
+   * The one commit between Slack's answer and safety: the ack and `writes` (a new thread root,
+   * `ThreadIndex.rootPut`; the message's record, `postedRecordPut`) in one transaction.
    */
-  markSent(entry: WaitingMessage, puts: readonly NamespacePut[] = []): Promise<void> {
-    return this.queue().settle({ ack: { id: entry.id, expiresAtMs: this.now() + this.sentRetentionMs }, puts });
+  markSent(entry: WaitingMessage, writes: readonly NamespaceWrite[] = []): Promise<void> {
+    return this.store.transaction((scope) => this.settle(scope, entry, writes));
+  }
+
+  private async settle(scope: StoreScope, entry: WaitingMessage, writes: readonly NamespaceWrite[]): Promise<void> {
+    await this.queue(scope).ack([entry.id], this.now() + this.sentRetentionMs);
+    for (const write of writes) await scope.namespace(write.namespace).set(write.key, write.value, write.ttlMs);
   }
 
   /**
-   * `sent`'s mark-sent (with `puts`) and `next`'s mark-posting as one commit: a channel posting back
+   * `sent`'s mark-sent (with `writes`) and `next`'s mark-posting as one commit: a channel posting back
    * to back writes once between two posts. `next` must be posted right after; if it is not, its
    * mark must be put back (`restoreHead`), or the next start announces a post that never was.
    */
   async markSentThenPosting(
     sent: WaitingMessage,
-    puts: readonly NamespacePut[],
+    writes: readonly NamespaceWrite[],
     next: OutboxEntry<P>,
     nowMs: number,
   ): Promise<OutboxEntry<P>> {
     const marked: OutboxEntry<P> = { ...next, postingSince: nowMs, attempts: next.attempts + 1 };
-    await this.queue().settle({
-      ack: { id: sent.id, expiresAtMs: this.now() + this.sentRetentionMs },
-      puts,
-      nextHead: { id: next.id, head: headOfMessage(marked) },
+    await this.store.transaction(async (scope) => {
+      await this.settle(scope, sent, writes);
+      await this.queue(scope).setHead(next.id, headOfMessage(marked));
     });
     return marked;
   }
@@ -289,14 +300,8 @@ export class ThreadIndex {
   }
 
   /** A new root as a write for the post's mark-sent (`Outbox.markSent`); `noteRoot` once it is committed. */
-  rootPut(channel: string, threadKey: string, ref: ThreadRef): NamespacePut {
-    // Its expiry on the delivery's clock, like the root kept in memory (`noteRoot`).
-    return {
-      namespace: THREADS_NAMESPACE,
-      key: this.key(channel, threadKey),
-      value: ref,
-      expiresAtMs: this.now() + this.retentionMs,
-    };
+  rootPut(channel: string, threadKey: string, ref: ThreadRef): NamespaceWrite {
+    return { namespace: THREADS_NAMESPACE, key: this.key(channel, threadKey), value: ref, ttlMs: this.retentionMs };
   }
 
   /** A root written with `rootPut` and committed: answered from memory from now on. */
@@ -326,11 +331,11 @@ export class ThreadIndex {
 }
 
 /** A posted message's record (`OutboxDraft.postedRecord`) as a write for its mark-sent. */
-export function postedRecordPut(posted: PostedMessage, record: unknown, nowMs: number): NamespacePut {
+export function postedRecordPut(posted: PostedMessage, record: unknown): NamespaceWrite {
   return {
     namespace: POSTED_NAMESPACE,
     key: postedKey(posted.channel, posted.ts),
     value: record,
-    expiresAtMs: nowMs + POSTED_RETENTION_MS,
+    ttlMs: POSTED_RETENTION_MS,
   };
 }

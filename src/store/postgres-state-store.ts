@@ -14,7 +14,6 @@ import type {
   LeaderTerm,
   QueuedHead,
   QueuedItem,
-  QueueSettle,
   StateStore,
   StoreScope,
   SweepReport,
@@ -241,37 +240,6 @@ class PgQueue<T, H> implements DurableQueue<T, H> {
         [JSON.stringify(head), this.name, id],
       );
       return (result.rowCount ?? 0) > 0;
-    });
-  }
-
-  settle(step: QueueSettle<H>): Promise<void> {
-    const { nextHead } = step;
-    const puts = step.puts ?? [];
-    return this.run(`settle in ${this.name}`, true, async (sql) => {
-      // One statement (data-modifying CTEs on different rows): atomic by itself.
-      await sql(
-        `WITH acked AS (
-           UPDATE rs_queue_items SET value = NULL, expires = $1 WHERE queue = $2 AND id = $3
-         ), put AS (
-           INSERT INTO rs_kv (namespace, key, value, expires)
-           SELECT * FROM unnest($4::text[], $5::text[], $6::text[], $7::bigint[])
-           ON CONFLICT (namespace, key) DO UPDATE SET value = excluded.value, expires = excluded.expires
-         ), next AS (
-           UPDATE rs_queue_items SET head = $8 WHERE queue = $2 AND id = $9::text AND value IS NOT NULL
-         )
-         SELECT 1`,
-        [
-          Math.round(step.ack.expiresAtMs),
-          this.name,
-          step.ack.id,
-          puts.map((put) => put.namespace),
-          puts.map((put) => put.key),
-          puts.map((put) => JSON.stringify(put.value ?? null)),
-          puts.map((put) => (put.expiresAtMs === undefined ? null : Math.round(put.expiresAtMs))),
-          nextHead ? JSON.stringify(nextHead.head) : null,
-          nextHead?.id ?? null,
-        ],
-      );
     });
   }
 

@@ -16,35 +16,6 @@ export interface Migration {
 // An index entry ends with the rowid (seq): (queue) alone keeps each queue in enqueue order.
 const QUEUE_ORDER = "CREATE INDEX IF NOT EXISTS queue_order ON queue_items(queue)";
 /**
- * An ack is one statement: the tombstone's insert into `<queue>#acked` deletes the item, and the
- * item's delete deletes its body. (A waiting item never has a tombstone: enqueue refuses its id.)
- */
-const QUEUE_TRIGGERS = [
-  `CREATE TRIGGER IF NOT EXISTS queue_items_gone AFTER DELETE ON queue_items
-     BEGIN DELETE FROM queue_bodies WHERE seq = old.seq; END`,
-  `CREATE TRIGGER IF NOT EXISTS queue_item_acked AFTER INSERT ON key_sets WHEN new.name GLOB '*#acked'
-     BEGIN DELETE FROM queue_items WHERE queue = substr(new.name, 1, length(new.name) - 6) AND id = new.key; END`,
-];
-
-/**
- * A post's whole bookkeeping as one statement (`DurableQueue.settle`): an insert into this view
- * acks an item, stores keyv entries (a JSON array of `[key, value]`) and sets another item's head.
- */
-const QUEUE_SETTLE = [
-  `CREATE VIEW IF NOT EXISTS queue_settle(queue, acked_id, acked_until, next_id, next_head, puts) AS
-     SELECT NULL, NULL, NULL, NULL, NULL, NULL WHERE 0`,
-  `CREATE TRIGGER IF NOT EXISTS queue_settled INSTEAD OF INSERT ON queue_settle BEGIN
-     INSERT INTO key_sets(name, key, expires) VALUES (new.queue || '#acked', new.acked_id, new.acked_until)
-       ON CONFLICT(name, key) DO UPDATE SET expires = max(expires, excluded.expires);
-     INSERT INTO ${KV_TABLE}(key, value)
-       SELECT json_extract(j.value, '$[0]'), json_extract(j.value, '$[1]') FROM json_each(new.puts) j WHERE true
-       ON CONFLICT(key) DO UPDATE SET value = excluded.value;
-     UPDATE queue_items SET head = new.next_head
-       WHERE new.next_id IS NOT NULL AND queue = new.queue AND id = new.next_id;
-   END`,
-];
-
-/**
  * Version 1: namespaces in keyv's table (`state`, as @keyv/sqlite makes it), a queue item as a
  * small row in `queue_items` (id, place, `head`: its delivery bookkeeping) with its body in
  * `queue_bodies`, so a scan of what waits never reads a body and rewriting the bookkeeping of a
@@ -72,8 +43,6 @@ const VERSION_1 = [
      PRIMARY KEY (name, key)
    ) WITHOUT ROWID`,
   "CREATE INDEX key_sets_expiry ON key_sets(expires)",
-  ...QUEUE_TRIGGERS,
-  ...QUEUE_SETTLE,
 ];
 
 /**

@@ -13,7 +13,6 @@ import type {
   KeyValueNamespace,
   QueuedHead,
   QueuedItem,
-  QueueSettle,
   StateStore,
   StoreScope,
   SweepReport,
@@ -146,7 +145,6 @@ class SqliteNamespace implements KeyValueNamespace {
 
 class SqliteQueue<T, H> implements DurableQueue<T, H> {
   constructor(
-    private readonly keyv: Keyv,
     private readonly query: Query,
     private readonly name: string,
     private readonly run: Runner,
@@ -256,46 +254,33 @@ class SqliteQueue<T, H> implements DurableQueue<T, H> {
     });
   }
 
-  settle(step: QueueSettle<H>): Promise<void> {
-    return this.run(`settle in ${this.name}`, async () => {
-      const { nextHead } = step;
-      // keyv's own serialization and key, so that keyv reads each entry as its own.
-      const puts = await Promise.all(
-        (step.puts ?? []).map(async (put) => [
-          KEYV_PREFIX + put.namespace + NS_SEPARATOR + put.key,
-          await this.keyv.serializeData({
-            value: put.value,
-            expires: put.expiresAtMs === undefined ? undefined : Math.round(put.expiresAtMs),
-          }),
-        ]),
-      );
-      // One statement (the `queue_settle` view's trigger, sqlite-schema.ts): atomic by itself.
-      await this.query(
-        `INSERT INTO queue_settle(queue, acked_id, acked_until, next_id, next_head, puts)
-         VALUES (?, ?, ?, ?, ?, ?)`,
-        this.name,
-        step.ack.id,
-        Math.round(step.ack.expiresAtMs),
-        nextHead?.id ?? null,
-        nextHead ? JSON.stringify(nextHead.head) : null,
-        puts.length > 0 ? JSON.stringify(puts) : null,
-      );
-    });
-  }
-
   ack(ids: readonly string[], expiresAtMs: number): Promise<void> {
     if (ids.length === 0) return Promise.resolve();
-    return this.run(`ack in ${this.name}`, async () => {
-      // One statement: the tombstones, whose trigger deletes the items and their bodies (see
-      // QUEUE_TRIGGERS). A deleted row, not an emptied one: SQLite does not compact pages on UPDATE.
-      await this.query(
-        `INSERT INTO key_sets(name, key, expires) SELECT ?, value, ? FROM json_each(?) WHERE true
-         ON CONFLICT(name, key) DO UPDATE SET expires = max(expires, excluded.expires)`,
-        ackedKeySet(this.name),
-        Math.round(expiresAtMs),
-        JSON.stringify(ids),
-      );
-    });
+    const list = JSON.stringify(ids);
+    return this.run(`ack in ${this.name}`, () =>
+      // The tombstones, then the rows and their bodies deleted (not emptied: SQLite does not
+      // compact pages on UPDATE), atomic inside or outside a transaction.
+      this.atomic("queue_ack", async () => {
+        await this.query(
+          `INSERT INTO key_sets(name, key, expires) SELECT ?, value, ? FROM json_each(?) WHERE true
+           ON CONFLICT(name, key) DO UPDATE SET expires = max(expires, excluded.expires)`,
+          ackedKeySet(this.name),
+          Math.round(expiresAtMs),
+          list,
+        );
+        await this.query(
+          `DELETE FROM queue_bodies WHERE seq IN
+             (SELECT seq FROM queue_items WHERE queue = ? AND id IN (SELECT value FROM json_each(?)))`,
+          this.name,
+          list,
+        );
+        await this.query(
+          "DELETE FROM queue_items WHERE queue = ? AND id IN (SELECT value FROM json_each(?))",
+          this.name,
+          list,
+        );
+      }),
+    );
   }
 }
 
@@ -373,7 +358,7 @@ export class SqliteStateStore implements StateStore {
   private scopeWith(run: Runner, inTransaction: boolean): StoreScope {
     return {
       namespace: (name) => new SqliteNamespace(this.keyv, this.query, name + NS_SEPARATOR, run),
-      queue: <T, H = never>(name: string) => new SqliteQueue<T, H>(this.keyv, this.query, name, run, inTransaction),
+      queue: <T, H = never>(name: string) => new SqliteQueue<T, H>(this.query, name, run, inTransaction),
       keySet: (name) => new SqliteKeySet(this.query, name, run),
     };
   }

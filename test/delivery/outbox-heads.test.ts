@@ -47,17 +47,16 @@ describe("Outbox: heads and bodies", () => {
     const store = await openStateStore(":memory:");
     const outbox = new Outbox(store, 1_000, () => 5_000);
     const threads = new ThreadIndex(store, 60_000, () => 5_000);
-    // A root expires on the delivery's clock, after the retention.
+    // A root expires after the retention.
     expect(threads.rootPut("hr", "person:x", { channel: "C1", ts: "9.9" })).toEqual({
       namespace: "alerts.threads",
       key: "hr|person:x",
       value: { channel: "C1", ts: "9.9" },
-      expiresAtMs: 65_000,
+      ttlMs: 60_000,
     });
     await outbox.enqueue([draft("a"), draft("b"), draft("c")], 100);
     const [a, b, c] = await outbox.pending();
     if (!a || !b || !c) throw new Error("not queued");
-    // (Roots written with the wall clock's expiry: the store reads expiry against Date.now().)
     const live = new ThreadIndex(store, 60_000);
     await outbox.markSent(a, [live.rootPut("hr", "person:a", { channel: "C1", ts: "1.1" })]);
     expect(await store.namespace("alerts.threads").get("hr|person:a")).toEqual({ channel: "C1", ts: "1.1" });
