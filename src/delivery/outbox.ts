@@ -203,30 +203,6 @@ export class Outbox<P = unknown> {
     for (const write of writes) await scope.namespace(write.namespace).set(write.key, write.value, write.ttlMs);
   }
 
-  /**
-   * `sent`'s mark-sent (with `writes`) and `next`'s mark-posting as one commit: a channel posting back
-   * to back writes once between two posts. `next` must be posted right after; if it is not, its
-   * mark must be put back (`restoreHead`), or the next start announces a post that never was.
-   */
-  async markSentThenPosting(
-    sent: WaitingMessage,
-    writes: readonly NamespaceWrite[],
-    next: OutboxEntry<P>,
-    nowMs: number,
-  ): Promise<OutboxEntry<P>> {
-    const marked: OutboxEntry<P> = { ...next, postingSince: nowMs, attempts: next.attempts + 1 };
-    await this.store.transaction(async (scope) => {
-      await this.settle(scope, sent, writes);
-      await this.queue(scope).setHead(next.id, headOfMessage(marked));
-    });
-    return marked;
-  }
-
-  /** Puts back the head `before` had: a mark-posting whose post was never attempted (shutdown in between) is taken back. */
-  async restoreHead(before: WaitingMessage): Promise<void> {
-    await this.queue().setHead(before.id, headOfMessage(before));
-  }
-
   async markFailed(entry: OutboxEntry<P>, error: string): Promise<OutboxEntry<P>> {
     const { postingSince: _dropped, ...rest } = entry;
     const next: OutboxEntry<P> = { ...rest, lastError: error };
