@@ -1,41 +1,55 @@
-import type Keyv from "keyv";
 import type { Runner } from "./sqlite-run.js";
-import { KEYV_PREFIX, KV_TABLE, type Query } from "./sqlite-schema.js";
+import type { Query } from "./sqlite-schema.js";
 import type { KeyValueNamespace } from "./store-types.js";
 
+const parseValue = <T>(text: string): T | undefined => (JSON.parse(text) as T | null) ?? undefined;
+
+/** When a value written now with `ttlMs` expires; never (null) without one. */
+const expiryOf = (ttlMs: number | undefined): number | null =>
+  ttlMs !== undefined && ttlMs > 0 ? Math.round(Date.now() + ttlMs) : null;
+
+/**
+ * A namespace in the table `kv` (as Postgres's `rs_kv`): plain statements on the store's
+ * connection, so a write joins the transaction of the scope it came from. Expired rows are never
+ * read, and deleted by the sweep.
+ */
 export class SqliteNamespace implements KeyValueNamespace {
   constructor(
-    private readonly keyv: Keyv,
     private readonly query: Query,
-    private readonly prefix: string,
+    private readonly name: string,
     private readonly run: Runner,
   ) {}
 
   get<T>(key: string): Promise<T | undefined> {
-    return this.run(`read of ${this.prefix}`, async () => (await this.keyv.get<T>(this.prefix + key)) ?? undefined);
+    return this.run(`read of ${this.name}`, async () => {
+      const [row] = (await this.query(
+        "SELECT value FROM kv WHERE namespace = ? AND key = ? AND (expires IS NULL OR expires > ?)",
+        this.name,
+        key,
+        Date.now(),
+      )) as Array<{ value: string }>;
+      return row ? parseValue<T>(row.value) : undefined;
+    });
   }
 
   set<T>(key: string, value: T, ttlMs?: number): Promise<void> {
-    return this.run(`write of ${this.prefix}`, async () => {
-      const ok = await this.keyv.set(this.prefix + key, value, ttlMs);
-      if (ok === false) throw new Error("the store refused the write");
-    });
+    return this.setMany([[key, value]], ttlMs);
   }
 
   getMany<T>(keys: readonly string[]): Promise<Map<string, T>> {
     if (keys.length === 0) return Promise.resolve(new Map());
-    return this.run(`read of ${this.prefix}`, async () => {
-      const low = KEYV_PREFIX + this.prefix;
+    return this.run(`read of ${this.name}`, async () => {
       const rows = (await this.query(
-        `SELECT key, value FROM ${KV_TABLE} WHERE key IN (SELECT value FROM json_each(?))`,
-        JSON.stringify(keys.map((key) => low + key)),
+        `SELECT key, value FROM kv WHERE namespace = ? AND key IN (SELECT value FROM json_each(?))
+         AND (expires IS NULL OR expires > ?)`,
+        this.name,
+        JSON.stringify([...new Set(keys)]),
+        Date.now(),
       )) as Array<{ key: string; value: string }>;
-      const now = Date.now();
       const out = new Map<string, T>();
       for (const row of rows) {
-        const stored = (await this.keyv.deserializeData(row.value)) as { value?: T; expires?: number } | undefined;
-        if (!stored || (typeof stored.expires === "number" && stored.expires <= now)) continue;
-        if (stored.value !== undefined && stored.value !== null) out.set(row.key.slice(low.length), stored.value);
+        const value = parseValue<T>(row.value);
+        if (value !== undefined) out.set(row.key, value);
       }
       return out;
     });
@@ -43,52 +57,48 @@ export class SqliteNamespace implements KeyValueNamespace {
 
   setMany<T>(entries: ReadonlyArray<readonly [string, T]>, ttlMs?: number): Promise<void> {
     if (entries.length === 0) return Promise.resolve();
-    return this.run(`write of ${this.prefix}`, async () => {
-      const expires = ttlMs !== undefined && ttlMs > 0 ? Date.now() + ttlMs : undefined;
-      // keyv's own serialization, so that keyv reads these entries as its own.
-      const rows = await Promise.all(
-        entries.map(async ([key, value]) => [
-          KEYV_PREFIX + this.prefix + key,
-          await this.keyv.serializeData({ value, expires }),
-        ]),
-      );
+    const expires = expiryOf(ttlMs);
+    // One row per key: the last value of a key given twice.
+    const latest = new Map(entries.map(([key, value]) => [key, JSON.stringify(value ?? null)]));
+    return this.run(`write of ${this.name}`, async () => {
       await this.query(
-        `INSERT INTO ${KV_TABLE}(key, value)
-         SELECT json_extract(j.value, '$[0]'), json_extract(j.value, '$[1]') FROM json_each(?) j WHERE true
-         ON CONFLICT(key) DO UPDATE SET value = excluded.value`,
-        JSON.stringify(rows),
+        `INSERT INTO kv(namespace, key, value, expires)
+         SELECT ?, json_extract(j.value, '$[0]'), json_extract(j.value, '$[1]'), ? FROM json_each(?) j WHERE true
+         ON CONFLICT(namespace, key) DO UPDATE SET value = excluded.value, expires = excluded.expires`,
+        this.name,
+        expires,
+        JSON.stringify([...latest]),
       );
     });
   }
 
   delete(key: string): Promise<boolean> {
-    return this.run(`delete in ${this.prefix}`, () => this.keyv.delete(this.prefix + key));
+    return this.run(`delete in ${this.name}`, async () => {
+      const rows = await this.query("DELETE FROM kv WHERE namespace = ? AND key = ? RETURNING key", this.name, key);
+      return rows.length > 0;
+    });
   }
 
-  /** One range scan on the primary key; expired entries are skipped (the sweep deletes them). */
+  /** One range scan on the primary key, ordered by key (byte order, as Postgres's `COLLATE "C"`). */
   entries<T>(): Promise<Array<[string, T]>> {
-    return this.run(`listing of ${this.prefix}`, async () => {
-      const low = KEYV_PREFIX + this.prefix;
+    return this.run(`listing of ${this.name}`, async () => {
       const rows = (await this.query(
-        `SELECT key, value FROM ${KV_TABLE} WHERE key >= ? AND key < ? ORDER BY key`,
-        low,
-        `${low}\uffff`,
+        "SELECT key, value FROM kv WHERE namespace = ? AND (expires IS NULL OR expires > ?) ORDER BY key",
+        this.name,
+        Date.now(),
       )) as Array<{ key: string; value: string }>;
-      const now = Date.now();
       const out: Array<[string, T]> = [];
       for (const row of rows) {
-        const stored = JSON.parse(row.value) as { value?: T; expires?: number };
-        if (typeof stored.expires === "number" && stored.expires <= now) continue;
-        if (stored.value !== undefined && stored.value !== null) out.push([row.key.slice(low.length), stored.value]);
+        const value = parseValue<T>(row.value);
+        if (value !== undefined) out.push([row.key, value]);
       }
       return out;
     });
   }
 
   clear(): Promise<void> {
-    return this.run(`clear of ${this.prefix}`, async () => {
-      const low = KEYV_PREFIX + this.prefix;
-      await this.query(`DELETE FROM ${KV_TABLE} WHERE key >= ? AND key < ?`, low, `${low}\uffff`);
+    return this.run(`clear of ${this.name}`, async () => {
+      await this.query("DELETE FROM kv WHERE namespace = ?", this.name);
     });
   }
 }

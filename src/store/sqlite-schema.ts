@@ -3,10 +3,6 @@ import { StoreError } from "../errors.js";
 /** Runs one SQL statement on the store's connection and returns its rows. */
 export type Query = (sql: string, ...params: unknown[]) => Promise<unknown[]>;
 
-/** The table keyv (@keyv/sqlite) keeps its namespaces in, and keyv's own key prefix. */
-export const KV_TABLE = "state";
-export const KEYV_PREFIX = "rs:";
-
 /** One step of the schema: the statements that bring a database of `version - 1` to `version`. */
 export interface Migration {
   readonly version: number;
@@ -16,14 +12,21 @@ export interface Migration {
 // An index entry ends with the rowid (seq): (queue) alone keeps each queue in enqueue order.
 const QUEUE_ORDER = "CREATE INDEX IF NOT EXISTS queue_order ON queue_items(queue)";
 /**
- * Version 1: namespaces in keyv's table (`state`, as @keyv/sqlite makes it), a queue item as a
- * small row in `queue_items` (id, place, `head`: its delivery bookkeeping) with its body in
+ * Version 1: namespaces in `kv` (a row per key, its expiry in a column of its own, so the sweep is
+ * one indexed delete), a queue item as a small row in `queue_items` (id, place, `head`: its delivery bookkeeping) with its body in
  * `queue_bodies`, so a scan of what waits never reads a body and rewriting the bookkeeping of a
  * message never rewrites its body; key sets in `key_sets`. Every row of `queue_items` waits (an ack
  * deletes it and leaves a tombstone in `key_sets`).
  */
 const VERSION_1 = [
-  `CREATE TABLE IF NOT EXISTS ${KV_TABLE}(key VARCHAR(255) PRIMARY KEY, value TEXT )`,
+  `CREATE TABLE kv (
+     namespace TEXT NOT NULL,
+     key TEXT NOT NULL,
+     value TEXT NOT NULL,
+     expires INTEGER,
+     PRIMARY KEY (namespace, key)
+   )`,
+  "CREATE INDEX kv_expiry ON kv(expires) WHERE expires IS NOT NULL",
   `CREATE TABLE queue_items (
      seq INTEGER PRIMARY KEY,
      queue TEXT NOT NULL,

@@ -1,14 +1,11 @@
 import { statSync } from "node:fs";
 import { resolve } from "node:path";
-import KeyvSqlite from "@keyv/sqlite";
-import Keyv from "keyv";
-import { StoreError } from "../errors.js";
 import { prepareStateFiles, tightenStateFiles } from "./private-state-files.js";
-import { openSqliteConnection, type SqliteConnection, useConnection } from "./sqlite-connection.js";
+import { openSqliteConnection, type SqliteConnection } from "./sqlite-connection.js";
 import { SqliteNamespace } from "./sqlite-namespace.js";
 import { SqliteKeySet, SqliteQueue } from "./sqlite-queue.js";
 import { Gate, type Runner, storeFailure } from "./sqlite-run.js";
-import { changesOf, ensureSchema, KEYV_PREFIX, KV_TABLE, type Query, type SchemaReport } from "./sqlite-schema.js";
+import { changesOf, ensureSchema, type Query, type SchemaReport } from "./sqlite-schema.js";
 import type {
   DurableQueue,
   Fence,
@@ -19,21 +16,19 @@ import type {
   SweepReport,
 } from "./store-types.js";
 
-const NS_SEPARATOR = "::";
-export const KEYV_NAMESPACE = KEYV_PREFIX.slice(0, -1);
-
 export class SqliteStateStore implements StateStore {
   private readonly gate = new Gate();
   private closed = false;
   private readonly gated: Runner;
   private readonly scope: StoreScope;
+  private readonly query: Query;
 
   constructor(
-    private readonly keyv: Keyv,
-    private readonly query: Query,
+    private readonly connection: SqliteConnection,
     readonly location: string,
     private readonly file: string | undefined,
   ) {
+    this.query = connection.query;
     this.gated = (action, work) =>
       this.gate.run(async () => {
         try {
@@ -47,7 +42,7 @@ export class SqliteStateStore implements StateStore {
 
   private scopeWith(run: Runner, inTransaction: boolean): StoreScope {
     return {
-      namespace: (name) => new SqliteNamespace(this.keyv, this.query, name + NS_SEPARATOR, run),
+      namespace: (name) => new SqliteNamespace(this.query, name, run),
       queue: <T, H = never>(name: string) => new SqliteQueue<T, H>(this.query, name, run, inTransaction),
       keySet: (name) => new SqliteKeySet(this.query, name, run),
     };
@@ -112,8 +107,7 @@ export class SqliteStateStore implements StateStore {
         let expired = 0;
         await this.query("DELETE FROM key_sets WHERE expires <= ?", now);
         expired += await changesOf(this.query);
-        // keyv keeps its expiry inside the value and deletes an entry only when it is read again.
-        await this.query(`DELETE FROM ${KV_TABLE} WHERE json_extract(value, '$.expires') <= ?`, now);
+        await this.query("DELETE FROM kv WHERE expires <= ?", now);
         expired += await changesOf(this.query);
         const before = this.fileBytes();
         await this.query("PRAGMA incremental_vacuum");
@@ -138,7 +132,7 @@ export class SqliteStateStore implements StateStore {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await this.gate.run(() => this.keyv.disconnect());
+    await this.gate.run(() => this.connection.close());
   }
 }
 
@@ -182,34 +176,25 @@ export async function openSqliteStateStore(path: string, nowMs = Date.now()): Pr
       throw storeFailure("creating the folder", file, error);
     }
   }
-  let lastError: unknown;
   let connection: SqliteConnection;
   try {
     connection = await openSqliteConnection(file ?? ":memory:", 10_000);
   } catch (error) {
     throw storeFailure("opening", location, error);
   }
-  // keyv's adapter, made on an in-memory database of its own, then pointed at the store's connection.
-  const sqlite = new KeyvSqlite({ uri: "sqlite://:memory:", table: KV_TABLE });
-  const keyv = new Keyv({ store: sqlite, namespace: KEYV_NAMESPACE });
-  keyv.on("error", (error: unknown) => {
-    lastError = error;
-  });
   const { query } = connection;
   try {
-    await useConnection(sqlite, connection);
     await configure(query, onDisk);
     // WAL mode made the -wal and -shm files now: owner-only like the database.
     if (file) warnings.push(...tightenStateFiles(file));
     const schema = await ensureSchema(query, location);
     await enableIncrementalVacuum(query);
-    const store = new SqliteStateStore(keyv, query, location, file);
+    const store = new SqliteStateStore(connection, location, file);
     // A probe write proves the file is a writable database before any job relies on it.
     await store.namespace("meta").set("openedAt", new Date(nowMs).toISOString());
     return { store, schema, warnings };
   } catch (error) {
     await connection.close().catch(() => undefined);
-    if (error instanceof StoreError && lastError === undefined) throw error;
-    throw storeFailure("opening", location, lastError ?? error);
+    throw storeFailure("opening", location, error);
   }
 }

@@ -1,12 +1,11 @@
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import KeyvSqlite from "@keyv/sqlite";
 import { describe, expect, it } from "vitest";
 import { StoreError } from "../../src/errors.js";
 import { createLogger } from "../../src/logger.js";
 import { openSqliteConnection } from "../../src/store/sqlite-connection.js";
-import { ensureSchema, MIGRATIONS, SCHEMA_VERSION } from "../../src/store/sqlite-schema.js";
+import { ensureSchema, MIGRATIONS, type Query, SCHEMA_VERSION } from "../../src/store/sqlite-schema.js";
 import { openStateStore } from "../../src/store/state-store.js";
 import { captureStream } from "../helpers/capture-stream.js";
 import { describeStoreConformance } from "./support/store-conformance.js";
@@ -34,13 +33,13 @@ describe("SQLite as one process's store", () => {
   });
 });
 
-/** Raw SQL on a database file, outside the store (what another tool or an older release sees). */
-async function withRaw<T>(file: string, work: (query: KeyvSqlite["query"]) => Promise<T>): Promise<T> {
-  const sqlite = new KeyvSqlite({ uri: `sqlite://${file}`, table: "state" });
+/** Raw SQL on a database file, outside the store (what another tool or another release sees). */
+async function withRaw<T>(file: string, work: (query: Query) => Promise<T>): Promise<T> {
+  const connection = await openSqliteConnection(file, 1_000);
   try {
-    return await work(sqlite.query);
+    return await work(connection.query);
   } finally {
-    await sqlite.close();
+    await connection.close();
   }
 }
 
@@ -148,8 +147,7 @@ describe("the schema", () => {
     ...MIGRATIONS,
     { version: SCHEMA_VERSION + 1, statements: ["ALTER TABLE queue_items ADD COLUMN note TEXT"] },
   ];
-  const columns = (query: KeyvSqlite["query"]) =>
-    query("SELECT name FROM pragma_table_info('queue_items') ORDER BY cid");
+  const columns = (query: Query) => query("SELECT name FROM pragma_table_info('queue_items') ORDER BY cid");
 
   it("brings a database of this version to a later one, keeping what it holds; this release then refuses it", async () => {
     const file = tempFile();
