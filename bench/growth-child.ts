@@ -34,7 +34,7 @@ function counter(file: string): { read(): Promise<Counts>; close(): Promise<void
       keys: await one("SELECT count(*) FROM key_sets"),
       waiting: await one("SELECT count(*) FROM queue_items"),
       acked: await one("SELECT count(*) FROM key_sets WHERE name LIKE '%#acked'"),
-      kv: await one("SELECT count(*) FROM state"),
+      kv: await one("SELECT count(*) FROM kv"),
       pages: await one("PRAGMA page_count"),
       freePages: await one("PRAGMA freelist_count"),
     }),

@@ -21,7 +21,7 @@ export interface GrowthDay {
   readonly alerts: number;
   readonly dbBytes: number;
   readonly walBytes: number;
-  /** Rows of the key set table (handled changes), waiting and acked queue items, keyv rows (thread roots, cursors). */
+  /** Rows of the key set table (handled changes), waiting and acked queue items, namespace rows (thread roots, cursors). */
   readonly keys: number;
   readonly waiting: number;
   readonly acked: number;

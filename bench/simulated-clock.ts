@@ -6,7 +6,7 @@
  * Why global: the hand-over takes `now` and the sweep `nowMs`, but several writes read the clock
  * themselves with no seam to inject one (see BENCHMARKS.md, growth scenario): the outbox's sent
  * marks (`Outbox.markSent` via `DeliveryService`, which passes no clock), the ledger's expiry check
- * (`createAlertPipeline` builds `DeliveryLedger` without its `now`), thread roots (keyv's TTL) and
+ * (`createAlertPipeline` builds `DeliveryLedger` without its `now`), thread roots (the namespace TTL) and
  * the channel pacer.
  */
 export interface SimulatedClock {

@@ -6,10 +6,6 @@ import type { Alert } from "./alert.js";
 import type { DeliveryLedger } from "./delivery-ledger.js";
 import type { AlertDraft } from "./plan-deliveries.js";
 
-/** Where releases before the transactional store journaled a hand-over in flight (read to finish it). */
-export const COMMIT_NAMESPACE = "alerts.commit";
-const PENDING_KEY = "pending";
-
 /** What one poll pass or webhook batch hands over: messages to post, changes handled, cursors reached. */
 export interface AlertBatch {
   readonly drafts: readonly AlertDraft[];
@@ -23,7 +19,7 @@ export interface AlertBatch {
 
 /** What the alert path tells its observers (metrics). */
 export interface AlertEventMap {
-  /** Messages a hand-over (either door) or a recovery put in the outbox that were new to it. */
+  /** Messages a hand-over (either door) put in the outbox that were new to it. */
   readonly queued: { readonly count: number };
 }
 
@@ -36,7 +32,7 @@ export interface AlertCommitDeps {
   /** The namespace of the lenses' cursors. */
   readonly cursorNamespace: string;
   readonly logger: Logger;
-  /** Told what each commit or recovery enqueued. */
+  /** Told what each commit enqueued. */
   readonly events?: AlertEvents | undefined;
 }
 
@@ -47,8 +43,6 @@ export interface AlertCommitDeps {
  */
 export class AlertCommitLog {
   constructor(private readonly deps: AlertCommitDeps) {}
-
-  private journalChecked = false;
 
   /** Commits a batch; returns how many drafts were new to the outbox. */
   async commit(batch: AlertBatch): Promise<number> {
@@ -62,32 +56,7 @@ export class AlertCommitLog {
     return this.queued(enqueued);
   }
 
-  /**
-   * Finishes a hand-over that a release before the transactional store journaled and did not
-   * complete before it stopped; returns how many of its drafts were still missing.
-   */
-  async recover(): Promise<{ recovered: boolean; enqueued: number }> {
-    // This release never writes the journal: once found absent, it cannot appear again.
-    if (this.journalChecked) return { recovered: false, enqueued: this.queued(0) };
-    const journal = this.deps.store.namespace(COMMIT_NAMESPACE);
-    const pending = await journal.get<AlertBatch>(PENDING_KEY);
-    if (!pending) {
-      this.journalChecked = true;
-      return { recovered: false, enqueued: this.queued(0) };
-    }
-    const enqueued = await this.deps.store.transaction(async (scope) => {
-      const added = await this.apply(pending, scope);
-      await scope.namespace(COMMIT_NAMESPACE).delete(PENDING_KEY);
-      return added;
-    });
-    this.deps.logger.warn(
-      { enqueued, changes: pending.keys.length },
-      "the previous run stopped while handing alerts over to the outbox; finished that hand-over first",
-    );
-    return { recovered: true, enqueued: this.queued(enqueued) };
-  }
-
-  /** Tells the observers what a commit or recovery enqueued (0 included), and returns it. */
+  /** Tells the observers what a commit enqueued (0 included), and returns it. */
   private queued(count: number): number {
     this.deps.events?.emit("queued", { count });
     return count;

@@ -82,14 +82,12 @@ async function applyMarks(
 
 /**
  * The one hand-over both doors share: drop what was handled before, enrich, plan the messages and
- * commit them with the handled keys and cursors as one unit. Runs under the ledger's lock, after
- * finishing any hand-over a crash interrupted, so the poller and the webhook receiver of one
- * process never both enqueue the same change.
+ * commit them with the handled keys and cursors as one unit. Runs under the ledger's lock, so the
+ * poller and the webhook receiver of one process never both enqueue the same change.
  */
 export function handOver(deps: HandOverDeps, input: HandOverInput): Promise<HandOverResult> {
   const { ledger, commits, settings } = deps;
   return ledger.exclusive(async () => {
-    if (!input.dryRun) await commits.recover();
     const handled = await ledger.handled(input.arrivals.flatMap((a) => a.keys));
     const { fresh } = selectFresh(input.arrivals, (a) => a.keys, handled);
     const enriched: Alert[] = [];

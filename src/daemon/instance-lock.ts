@@ -80,7 +80,7 @@ function isStale(lease: LeaseRecord, now: number, me: Holder): boolean {
 
 /**
  * Takes the single-instance lease on the state store so two daemons on the same state never
- * post the same alerts twice. keyv has no compare-and-set, so the write is read back before
+ * post the same alerts twice. A namespace has no compare-and-set, so the write is read back before
  * the lease counts as ours.
  */
 export async function acquireInstanceLock(

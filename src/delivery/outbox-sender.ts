@@ -99,8 +99,6 @@ function emptyReport(): FlushReport {
 
 type Outcome = "sent" | "stop-channel";
 type Confirmed = { posted: PostedMessage; confirmedAt: number; threaded: boolean };
-/** The channel's next entry, already marked posting by the commit of the post before it. */
-type Premarked<P> = { readonly before: OutboxEntry<P>; readonly marked: OutboxEntry<P> };
 
 /**
  * Drains the outbox into Slack: channels in parallel, each in order and paced; a 429 pauses only
@@ -206,12 +204,11 @@ export class OutboxSender<P = unknown> {
   private async drainChannel(channel: string, messages: readonly WaitingMessage[], report: FlushReport): Promise<void> {
     // Still inside a long Retry-After from an earlier flush: leave this channel, do not hold the pass.
     if (this.options.pacer.delayFor(channel) > (this.options.maxRateLimitWaitMs ?? 60_000)) return;
-    let premarked: Premarked<P> | undefined;
     for (let start = 0; start < messages.length; start += BODY_BATCH) {
-      if (this.stopping) return this.takeBack(premarked);
+      if (this.stopping) return;
       const entries = await this.options.outbox.load(messages.slice(start, start + BODY_BATCH));
-      for (const [i, entry] of entries.entries()) {
-        if (this.stopping) return this.takeBack(premarked);
+      for (const entry of entries) {
+        if (this.stopping) return;
         if (entry.postingSince !== undefined) {
           report.possibleDuplicates += 1;
           this.totals.possibleDuplicates += 1;
@@ -220,42 +217,21 @@ export class OutboxSender<P = unknown> {
             "an alert was being posted when the previous run stopped; posting it again (it may appear twice)",
           );
         }
-        const marked = premarked?.before.id === entry.id ? premarked.marked : undefined;
-        const delivered = await this.deliver(channel, entry, report, marked, entries[i + 1]);
-        premarked = delivered.premarked;
-        if (delivered.outcome === "stop-channel") return this.takeBack(premarked);
+        if ((await this.deliver(channel, entry, report)) === "stop-channel") return;
       }
     }
   }
 
-  /** A mark-posting made for a post that will not be attempted now is put back as it was. */
-  private async takeBack(premarked: Premarked<P> | undefined): Promise<void> {
-    if (premarked) await this.options.outbox.restoreHead(premarked.before);
-  }
-
   /**
-   * Posts one entry (`marked`: already marked posting by the previous post's commit), with its
-   * retries. On success, `next` (the channel's next entry) is marked posting in the same commit as
-   * this mark-sent when it may be posted at once; it is then handed back as `premarked`.
+   * Posts one entry, with its retries: paced, then marked posting (committed before the post, so
+   * that a crash after it announces the possible double), posted, then marked sent.
    */
-  private async deliver(
-    channel: string,
-    initial: OutboxEntry<P>,
-    report: FlushReport,
-    marked: OutboxEntry<P> | undefined,
-    next: OutboxEntry<P> | undefined,
-  ): Promise<{ outcome: Outcome; premarked?: Premarked<P> | undefined }> {
-    const stop = async () => {
-      // The mark made for this post by the commit before it: taken back, the post was not attempted.
-      if (marked) await this.options.outbox.restoreHead(initial);
-      return { outcome: "stop-channel" as const };
-    };
+  private async deliver(channel: string, initial: OutboxEntry<P>, report: FlushReport): Promise<Outcome> {
     let entry = initial;
     for (let attempt = 1; ; attempt += 1) {
-      if (!(await this.options.pacer.take(channel, this.options.signal))) return stop();
-      entry = marked ?? (await this.options.outbox.markPosting(entry, this.now()));
-      marked = undefined;
-      const attempted = this.postThenSettle(channel, entry, report, next);
+      if (!(await this.options.pacer.take(channel, this.options.signal))) return "stop-channel";
+      entry = await this.options.outbox.markPosting(entry, this.now());
+      const attempted = this.postThenSettle(channel, entry, report);
       this.inFlight.add(attempted);
       let outcome: Awaited<typeof attempted>;
       try {
@@ -263,20 +239,20 @@ export class OutboxSender<P = unknown> {
       } finally {
         this.inFlight.delete(attempted);
       }
-      if (outcome.ok) return { outcome: "sent", premarked: outcome.premarked };
+      if (outcome.ok) return "sent";
       const { failure } = outcome;
       entry = await this.options.outbox.markFailed(entry, failure.code);
       if (failure.kind === "permanent") {
         report.permanentFailures += 1;
         this.totals.permanentFailures += 1;
-        return { outcome: await this.onPermanent(channel, entry, failure, report) };
+        return this.onPermanent(channel, entry, failure, report);
       }
       if (failure.kind === "rate-limited") {
         report.rateLimited += 1;
         this.totals.rateLimited += 1;
         this.options.pacer.pause(channel, failure.retryAfterMs);
         this.options.logger.info({ channel, retryAfterMs: failure.retryAfterMs }, "Slack rate-limited this channel");
-        if (failure.retryAfterMs > (this.options.maxRateLimitWaitMs ?? 60_000)) return { outcome: "stop-channel" };
+        if (failure.retryAfterMs > (this.options.maxRateLimitWaitMs ?? 60_000)) return "stop-channel";
         continue;
       }
       report.retryableFailures += 1;
@@ -289,11 +265,11 @@ export class OutboxSender<P = unknown> {
           { channel, code: failure.code, detail: failure.detail },
           "Slack is failing; alerts stay in the outbox and are retried on the next pass",
         );
-        return { outcome: "stop-channel" };
+        return "stop-channel";
       }
       const backoff = Math.min(this.retry.maxMs, this.retry.baseMs * 2 ** (attempt - 1));
       await this.sleep(backoff * (0.8 + Math.random() * 0.4), this.options.signal);
-      if (this.stopping) return { outcome: "stop-channel" };
+      if (this.stopping) return "stop-channel";
     }
   }
 
@@ -302,8 +278,7 @@ export class OutboxSender<P = unknown> {
     channel: string,
     entry: OutboxEntry<P>,
     report: FlushReport,
-    next: OutboxEntry<P> | undefined,
-  ): Promise<{ ok: true; premarked: Premarked<P> | undefined } | { ok: false; failure: SlackFailure }> {
+  ): Promise<{ ok: true } | { ok: false; failure: SlackFailure }> {
     let confirmed: Confirmed;
     try {
       confirmed = await this.post(entry);
@@ -311,7 +286,8 @@ export class OutboxSender<P = unknown> {
       return { ok: false, failure: classifySlackError(error) };
     }
     // Outside the try: a failure after Slack confirmed must never cause a second post in this run.
-    return { ok: true, premarked: await this.settle(channel, entry, confirmed, report, next) };
+    await this.settle(channel, entry, confirmed, report);
+    return { ok: true };
   }
 
   /**
@@ -378,14 +354,13 @@ export class OutboxSender<P = unknown> {
     return { posted, confirmedAt: performance.now(), threaded: thread !== undefined };
   }
 
-  /** Mark-sent (with a new thread root), and the next entry's mark-posting when it may go at once. */
+  /** Mark-sent, with a new thread root and the message's record, in one commit. */
   private async settle(
     channel: string,
     entry: OutboxEntry<P>,
     confirmed: Confirmed,
     report: FlushReport,
-    next: OutboxEntry<P> | undefined,
-  ): Promise<Premarked<P> | undefined> {
+  ): Promise<void> {
     const { threads, outbox } = this.options;
     const { posted, confirmedAt } = confirmed;
     await this.options.afterPost?.(entry);
@@ -393,16 +368,10 @@ export class OutboxSender<P = unknown> {
     const threadKey = entry.threadKey ?? "";
     const ref = { channel: posted.channel, ts: posted.ts };
     const root = newRoot ? threads.rootPut(entry.channel, threadKey, ref) : undefined;
-    const puts = [
+    await outbox.markSent(entry, [
       ...(root ? [root] : []),
-      ...(entry.postedRecord === undefined ? [] : [postedRecordPut(posted, entry.postedRecord, this.now())]),
-    ];
-    // Only a post that needs no pacing wait: a mark-posting must not sit in the store through a wait.
-    const goesNow = next !== undefined && !this.stopping && this.options.pacer.delayFor(channel) === 0;
-    const premarked = goesNow
-      ? { before: next, marked: await outbox.markSentThenPosting(entry, puts, next, this.now()) }
-      : undefined;
-    if (!premarked) await outbox.markSent(entry, puts);
+      ...(entry.postedRecord === undefined ? [] : [postedRecordPut(posted, entry.postedRecord)]),
+    ]);
     if (root) threads.noteRoot(entry.channel, threadKey, ref);
     report.maxMarkSentMs = Math.max(report.maxMarkSentMs, performance.now() - confirmedAt);
     report.sent += 1;
@@ -410,7 +379,6 @@ export class OutboxSender<P = unknown> {
     for (const key of [...this.loggedProblems])
       if (key.startsWith(`${entry.channel}|`)) this.loggedProblems.delete(key);
     if (this.refusedChannels.delete(channel)) this.options.onChannelProblem?.(channel, undefined);
-    return premarked;
   }
 
   private async dmChannel(entry: OutboxEntry<P>): Promise<string> {

@@ -1,7 +1,7 @@
 import { POSTED_NAMESPACE, POSTED_RETENTION_MS, postedKey } from "../slack/posted-messages.js";
 import type { SlackMessage } from "../slack/slack-message.js";
 import type { PostedMessage } from "../slack/slack-poster.js";
-import type { DurableQueue, NamespacePut, StateStore, StoreScope } from "../store/state-store.js";
+import type { DurableQueue, StateStore, StoreScope } from "../store/state-store.js";
 
 /** The outbox's queue (the name of the namespace it had before it was a queue). */
 export const OUTBOX_QUEUE = "alerts.outbox";
@@ -62,24 +62,25 @@ export interface WaitingMessage extends OutboxHead {
 /** A waiting message with its body: what the sender posts. */
 export interface OutboxEntry<P = unknown> extends OutboxDraft<P>, WaitingMessage {}
 
-/**
- * What an item's body held before heads existed (schema 1): the draft with its bookkeeping. Such
- * an item has no head; its head is read from these fields.
- */
-type LegacyBody<P> = OutboxDraft<P> & Partial<Omit<OutboxHead, "channel" | "kind" | "replacing">>;
+/** A namespace value written in the commit of a post's mark-sent (a thread root, a message's record). */
+export interface NamespaceWrite {
+  readonly namespace: string;
+  readonly key: string;
+  readonly value: unknown;
+  readonly ttlMs: number;
+}
 
 /** How long a delivered draft id is remembered by default: longer than any replay of a pass or event. */
 export const DEFAULT_SENT_RETENTION_MS = 7 * 86_400_000;
 
-function headOf<P>(body: LegacyBody<P>, enqueuedAt: number): OutboxHead {
+/** A new draft's head. */
+function headOf<P>(draft: OutboxDraft<P>, enqueuedAt: number): OutboxHead {
   return {
-    channel: body.channel,
-    kind: body.kind,
-    enqueuedAt: body.enqueuedAt ?? enqueuedAt,
-    attempts: body.attempts ?? 0,
-    ...(body.postingSince === undefined ? {} : { postingSince: body.postingSince }),
-    ...(body.lastError === undefined ? {} : { lastError: body.lastError }),
-    ...(body.replaces && body.replaces.length > 0 ? { replacing: true } : {}),
+    channel: draft.channel,
+    kind: draft.kind,
+    enqueuedAt,
+    attempts: 0,
+    ...(draft.replaces && draft.replaces.length > 0 ? { replacing: true } : {}),
   };
 }
 
@@ -111,8 +112,8 @@ export class Outbox<P = unknown> {
     private readonly now: () => number = Date.now,
   ) {}
 
-  private queue(scope: StoreScope = this.store): DurableQueue<LegacyBody<P>, OutboxHead> {
-    return scope.queue<LegacyBody<P>, OutboxHead>(OUTBOX_QUEUE);
+  private queue(scope: StoreScope = this.store): DurableQueue<OutboxDraft<P>, OutboxHead> {
+    return scope.queue<OutboxDraft<P>, OutboxHead>(OUTBOX_QUEUE);
   }
 
   /**
@@ -125,28 +126,20 @@ export class Outbox<P = unknown> {
     );
   }
 
-  /** Every waiting message by its head, in enqueue order: no body is read (but those of pre-head items). */
+  /** Every waiting message by its head, in enqueue order: no body is read. */
   async waiting(): Promise<WaitingMessage[]> {
-    const heads = await this.queue().heads();
-    const headless = heads.filter((item) => item.head === undefined).map((item) => item.id);
-    const legacy = headless.length > 0 ? await this.queue().values(headless) : new Map<string, LegacyBody<P>>();
-    const out: WaitingMessage[] = [];
-    for (const item of heads) {
-      const body = item.head === undefined ? legacy.get(item.id) : undefined;
-      const head = item.head ?? (body ? headOf(body, 0) : undefined);
-      if (head) out.push({ ...head, id: item.id, seq: item.seq });
-    }
-    return out;
+    // Every draft is enqueued with its head (`enqueue`).
+    return (await this.queue().heads()).flatMap((item) =>
+      item.head === undefined ? [] : [{ ...item.head, id: item.id, seq: item.seq }],
+    );
   }
 
   /** The waiting messages with their bodies, in the order given; one already acked is left out. */
   async load(messages: readonly WaitingMessage[]): Promise<OutboxEntry<P>[]> {
     const bodies = await this.queue().values(messages.map((m) => m.id));
     return messages.flatMap((message) => {
-      const body = bodies.get(message.id);
-      if (!body) return [];
-      const { enqueuedAt: _e, attempts: _a, postingSince: _p, lastError: _l, ...draft } = body;
-      return [{ ...draft, ...message }];
+      const draft = bodies.get(message.id);
+      return draft ? [{ ...draft, ...message }] : [];
     });
   }
 
@@ -174,8 +167,8 @@ export class Outbox<P = unknown> {
   }
 
   /**
-   * Marks the waiting entries that a waiting replacement stands for; returns the others. (An outbox
-   * migrated from a release without transactions may hold both after a crash.)
+   * Marks the waiting entries that a waiting replacement stands for; returns the others. (`replace`
+   * commits both in one transaction; this keeps a store that holds both anyway from posting twice.)
    */
   async finishReplacements(messages: readonly WaitingMessage[], nowMs: number): Promise<WaitingMessage[]> {
     const replacing = messages.filter((m) => m.replacing === true);
@@ -198,37 +191,16 @@ export class Outbox<P = unknown> {
   }
 
   /**
-   * The one write between Slack's answer and safety: it must stay a single small commit. `puts`
-   * (a new thread root, `ThreadIndex.rootPut`; the message's record, `postedRecordPut`) are stored
-   * in the same write.
+   * The one commit between Slack's answer and safety: the ack and `writes` (a new thread root,
+   * `ThreadIndex.rootPut`; the message's record, `postedRecordPut`) in one transaction.
    */
-  markSent(entry: WaitingMessage, puts: readonly NamespacePut[] = []): Promise<void> {
-    return this.queue().settle({ ack: { id: entry.id, expiresAtMs: this.now() + this.sentRetentionMs }, puts });
+  markSent(entry: WaitingMessage, writes: readonly NamespaceWrite[] = []): Promise<void> {
+    return this.store.transaction((scope) => this.settle(scope, entry, writes));
   }
 
-  /**
-   * `sent`'s mark-sent (with `puts`) and `next`'s mark-posting as one commit: a channel posting back
-   * to back writes once between two posts. `next` must be posted right after; if it is not, its
-   * mark must be put back (`restoreHead`), or the next start announces a post that never was.
-   */
-  async markSentThenPosting(
-    sent: WaitingMessage,
-    puts: readonly NamespacePut[],
-    next: OutboxEntry<P>,
-    nowMs: number,
-  ): Promise<OutboxEntry<P>> {
-    const marked: OutboxEntry<P> = { ...next, postingSince: nowMs, attempts: next.attempts + 1 };
-    await this.queue().settle({
-      ack: { id: sent.id, expiresAtMs: this.now() + this.sentRetentionMs },
-      puts,
-      nextHead: { id: next.id, head: headOfMessage(marked) },
-    });
-    return marked;
-  }
-
-  /** Puts back the head `before` had: a mark-posting whose post was never attempted (shutdown in between) is taken back. */
-  async restoreHead(before: WaitingMessage): Promise<void> {
-    await this.queue().setHead(before.id, headOfMessage(before));
+  private async settle(scope: StoreScope, entry: WaitingMessage, writes: readonly NamespaceWrite[]): Promise<void> {
+    await this.queue(scope).ack([entry.id], this.now() + this.sentRetentionMs);
+    for (const write of writes) await scope.namespace(write.namespace).set(write.key, write.value, write.ttlMs);
   }
 
   async markFailed(entry: OutboxEntry<P>, error: string): Promise<OutboxEntry<P>> {
@@ -304,14 +276,8 @@ export class ThreadIndex {
   }
 
   /** A new root as a write for the post's mark-sent (`Outbox.markSent`); `noteRoot` once it is committed. */
-  rootPut(channel: string, threadKey: string, ref: ThreadRef): NamespacePut {
-    // Its expiry on the delivery's clock, like the root kept in memory (`noteRoot`).
-    return {
-      namespace: THREADS_NAMESPACE,
-      key: this.key(channel, threadKey),
-      value: ref,
-      expiresAtMs: this.now() + this.retentionMs,
-    };
+  rootPut(channel: string, threadKey: string, ref: ThreadRef): NamespaceWrite {
+    return { namespace: THREADS_NAMESPACE, key: this.key(channel, threadKey), value: ref, ttlMs: this.retentionMs };
   }
 
   /** A root written with `rootPut` and committed: answered from memory from now on. */
@@ -341,11 +307,11 @@ export class ThreadIndex {
 }
 
 /** A posted message's record (`OutboxDraft.postedRecord`) as a write for its mark-sent. */
-export function postedRecordPut(posted: PostedMessage, record: unknown, nowMs: number): NamespacePut {
+export function postedRecordPut(posted: PostedMessage, record: unknown): NamespaceWrite {
   return {
     namespace: POSTED_NAMESPACE,
     key: postedKey(posted.channel, posted.ts),
     value: record,
-    expiresAtMs: nowMs + POSTED_RETENTION_MS,
+    ttlMs: POSTED_RETENTION_MS,
   };
 }

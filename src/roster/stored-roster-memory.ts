@@ -13,23 +13,9 @@ export const MEMORY_KEY = "state";
  *
  * Version 2 holds lists, and the identities as columns: for 100,000 people they load in a
  * fraction of the time that objects with 100,000 keys (or 100,000 small objects) take to parse and
- * validate. Version 1 (no `version`, objects keyed by profile URL) is what releases before it
- * wrote, and is still read. An older release reading version 2 finds no URL it knows: it counts
- * nobody as seen or missing, so it archives no one it should not. The optional parts of version 2
- * (`exportSeenAt`, `missingSince`, the `name` and `department` identity columns) came later: a
- * memory without them reads as "not known", and an older release ignores them.
+ * validate. The optional parts (`exportSeenAt`, `missingSince`, the `name` and `department` identity
+ * columns) read as "not known" when absent.
  */
-const identitySchema = z.object({ employeeId: z.string().min(1).optional(), email: z.string().min(1).optional() });
-
-const storedV1 = z.object({
-  version: z.undefined().optional(),
-  lastFingerprint: z.string().optional(),
-  seen: z.record(z.string(), z.literal(true)),
-  missing: z.record(z.string(), z.number().int().nonnegative()),
-  archivedAt: z.record(z.string(), z.string()),
-  identities: z.record(z.string(), identitySchema).optional(),
-});
-
 const storedV2 = z.object({
   version: z.literal(2),
   lastFingerprint: z.string().optional(),
@@ -102,8 +88,8 @@ function withFingerprint(
 }
 
 /**
- * The memory a stored value holds: version 2 as JSON text, or version 1 as the object earlier
- * releases stored. `undefined` (nothing stored yet) is the empty memory.
+ * The memory a stored value holds (version 2 as JSON text). `undefined` (nothing stored yet) is
+ * the empty memory.
  */
 export function parseStoredMemory(
   raw: unknown,
@@ -117,39 +103,22 @@ export function parseStoredMemory(
       return { ok: false, problem: `(top level): not JSON: ${(error as Error).message}` };
     }
   }
-  // Chosen by version rather than tried in turn, so that a problem is named at its own path.
-  const isV2 = typeof value === "object" && value !== null && (value as { version?: unknown }).version === 2;
-  const parsed = isV2 ? storedV2.safeParse(value) : storedV1.safeParse(value);
+  const parsed = storedV2.safeParse(value);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const where = issue?.path.length ? issue.path.join(".") : "(top level)";
     return { ok: false, problem: `${where}: ${issue?.message ?? "unexpected shape"}` };
   }
   const stored = parsed.data;
-  if (stored.version === 2) {
-    return {
-      ok: true,
-      memory: {
-        ...withFingerprint(stored.lastFingerprint, stored.exportSeenAt),
-        seen: new Set(stored.seen),
-        missing: new Map(stored.missing),
-        missingSince: new Map(stored.missingSince ?? []),
-        archivedAt: new Map(stored.archivedAt),
-        identities: identitiesFrom(stored.identities),
-      },
-    };
-  }
   return {
     ok: true,
     memory: {
-      ...withFingerprint(stored.lastFingerprint),
-      seen: new Set(Object.keys(stored.seen)),
-      missing: new Map(Object.entries(stored.missing)),
-      missingSince: new Map<string, string>(),
-      archivedAt: new Map(Object.entries(stored.archivedAt)),
-      identities: new Map(
-        Object.entries(stored.identities ?? {}).map(([url, who]) => [url, rowIdentity(who.employeeId, who.email)]),
-      ),
+      ...withFingerprint(stored.lastFingerprint, stored.exportSeenAt),
+      seen: new Set(stored.seen),
+      missing: new Map(stored.missing),
+      missingSince: new Map(stored.missingSince ?? []),
+      archivedAt: new Map(stored.archivedAt),
+      identities: identitiesFrom(stored.identities),
     },
   };
 }

@@ -1,14 +1,11 @@
 import type pg from "pg";
 import { StoreError } from "../errors.js";
 
-/**
- * The Postgres engine's tables, in the schema the connection's `search_path` names (`public`
- * unless the URL says otherwise; one database or schema per deployment). Version 1 matches the
- * SQLite engine's schema 1: key-value namespaces, durable queues and key sets in tables of their
- * own, plus the leadership epoch. Version 2 matches SQLite's schema 2: a queue item's small `head`
- * beside its body, and an index that covers the heads. The version is in `rs_meta` (`schema_version`).
- */
-export const PG_SCHEMA_VERSION = 2;
+/** One step of the schema: the statements that bring a database of `version - 1` to `version`. */
+export interface PgMigration {
+  readonly version: number;
+  readonly statements: readonly string[];
+}
 
 /**
  * Advisory lock keys (the two-int form, so they cannot meet a one-bigint key of another program):
@@ -19,18 +16,13 @@ export const ADVISORY_CLASS = 0x7273_796e; // "rsyn"
 export const LEADER_LOCK = 1;
 export const SCHEMA_LOCK = 2;
 
-/** Covers the scan of waiting heads (an index-only scan); replaces version 1's `rs_queue_waiting`. */
-const QUEUE_HEADS_INDEX =
-  "CREATE INDEX IF NOT EXISTS rs_queue_heads ON rs_queue_items (queue, seq) INCLUDE (id, head) WHERE value IS NOT NULL";
-
-/** Version 1 to 2: items written before have no head (readers derive it from the body). */
-const HEADS_MIGRATION = [
-  "ALTER TABLE rs_queue_items ADD COLUMN IF NOT EXISTS head text",
-  "DROP INDEX IF EXISTS rs_queue_waiting",
-  QUEUE_HEADS_INDEX,
-];
-
-const TABLES = [
+/**
+ * Version 1, in the schema the connection's `search_path` names (`public` unless the URL says
+ * otherwise; one database or schema per deployment): key-value namespaces, durable queues (a
+ * small `head` beside the body, and an index that covers the heads: the scan of what waits is
+ * index-only) and key sets in tables of their own, plus the leadership epoch.
+ */
+const VERSION_1 = [
   `CREATE TABLE rs_kv (
      namespace text COLLATE "C" NOT NULL,
      key text COLLATE "C" NOT NULL,
@@ -48,7 +40,7 @@ const TABLES = [
      head text,
      UNIQUE (queue, id)
    )`,
-  QUEUE_HEADS_INDEX,
+  "CREATE INDEX rs_queue_heads ON rs_queue_items (queue, seq) INCLUDE (id, head) WHERE value IS NOT NULL",
   "CREATE INDEX rs_queue_expiry ON rs_queue_items (expires) WHERE value IS NULL",
   `CREATE TABLE rs_key_sets (
      name text COLLATE "C" NOT NULL,
@@ -67,6 +59,15 @@ const TABLES = [
    )`,
 ];
 
+/**
+ * The schema's steps; the version is in `rs_meta` (`schema_version`). A change to the tables after
+ * a release is a new step here (never an edit of a released one).
+ */
+export const PG_MIGRATIONS: readonly PgMigration[] = [{ version: 1, statements: VERSION_1 }];
+
+/** The version this release writes: the last step's. */
+export const PG_SCHEMA_VERSION = PG_MIGRATIONS.at(-1)?.version ?? 0;
+
 /** The store's own tables, for the sweep's size figure. */
 export const STORE_TABLES = ["rs_kv", "rs_queue_items", "rs_key_sets"] as const;
 
@@ -78,40 +79,54 @@ async function foundVersion(client: pg.ClientBase): Promise<number> {
 }
 
 /**
- * Creates the tables of a new database in one transaction (replicas starting together wait for
+ * Creates the tables of a new database (or applies the steps an older one lacks) in one transaction (replicas starting together wait for
  * each other on the schema lock); a database written by a newer release is refused, never misread.
  * A current database is only read, so a role without CREATE rights can run the daemon on it.
  */
-export async function ensurePgSchema(client: pg.ClientBase, location: string): Promise<{ from: number }> {
+export async function ensurePgSchema(
+  client: pg.ClientBase,
+  location: string,
+  migrations: readonly PgMigration[] = PG_MIGRATIONS,
+): Promise<{ from: number }> {
+  const latest = migrations.at(-1)?.version ?? 0;
   const refuse = (found: number) =>
     new StoreError(
-      `State store ${location} was written by a newer release of retention-sync (schema ${found}; this release reads up to ${PG_SCHEMA_VERSION}). Run the newer release, or restore the backup taken before the upgrade.`,
+      `State store ${location} was written by a newer release of retention-sync (schema ${found}; this release reads up to ${latest}). Run the newer release, or restore the backup taken before the upgrade.`,
     );
   const before = await foundVersion(client);
-  if (before > PG_SCHEMA_VERSION) throw refuse(before);
-  if (before === PG_SCHEMA_VERSION) return { from: before };
+  if (before > latest) throw refuse(before);
+  if (before === latest) return { from: before };
   // The lock is taken before BEGIN: a transaction started after it sees the tables another
   // replica created meanwhile (its catalog caches are refreshed when the transaction starts).
   await client.query("SELECT pg_advisory_lock($1, $2)", [ADVISORY_CLASS, SCHEMA_LOCK]);
   try {
-    return await createTables(client, refuse);
+    return await migrate(client, migrations, latest, refuse);
   } finally {
     await client.query("SELECT pg_advisory_unlock($1, $2)", [ADVISORY_CLASS, SCHEMA_LOCK]).catch(() => undefined);
   }
 }
 
-async function createTables(client: pg.ClientBase, refuse: (found: number) => StoreError): Promise<{ from: number }> {
+async function migrate(
+  client: pg.ClientBase,
+  migrations: readonly PgMigration[],
+  latest: number,
+  refuse: (found: number) => StoreError,
+): Promise<{ from: number }> {
   await client.query("BEGIN");
   try {
+    // Read again under the lock: another replica may have done it meanwhile.
     const found = await foundVersion(client);
-    if (found > PG_SCHEMA_VERSION) throw refuse(found);
-    if (found < PG_SCHEMA_VERSION) {
+    if (found > latest) throw refuse(found);
+    if (found < latest) {
       await client.query("CREATE TABLE IF NOT EXISTS rs_meta (key text PRIMARY KEY, value text NOT NULL)");
-      for (const statement of found === 0 ? TABLES : HEADS_MIGRATION) await client.query(statement);
+      for (const step of migrations) {
+        if (step.version <= found) continue;
+        for (const statement of step.statements) await client.query(statement);
+      }
       await client.query(
         `INSERT INTO rs_meta (key, value) VALUES ('schema_version', $1)
          ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
-        [String(PG_SCHEMA_VERSION)],
+        [String(latest)],
       );
     }
     await client.query("COMMIT");

@@ -1,8 +1,7 @@
-import type KeyvSqlite from "@keyv/sqlite";
 import sqlite3 from "sqlite3";
 import type { Query } from "./sqlite-schema.js";
 
-/** Statements kept prepared: the store's and keyv's own, a few dozen fixed texts. */
+/** Statements kept prepared: the store's own, a few dozen fixed texts. */
 const MAX_CACHED_STATEMENTS = 200;
 
 /** Statements worth keeping prepared (not PRAGMAs, DDL or one-off maintenance). */
@@ -68,16 +67,4 @@ export async function openSqliteConnection(
     await new Promise<void>((resolveClosed, reject) => db.close((error) => (error ? reject(error) : resolveClosed())));
   };
   return { query, close };
-}
-
-/**
- * Points a `@keyv/sqlite` store at `connection`, so that keyv's reads and writes share the store's
- * connection (and its transactions). The adapter opened a connection of its own to `:memory:`
- * when it was made; that one is closed here.
- */
-export async function useConnection(adapter: KeyvSqlite, connection: SqliteConnection): Promise<void> {
-  await adapter.query("SELECT 1");
-  await adapter.close();
-  adapter.query = (sql: string, ...params: unknown[]) => connection.query(sql, ...params);
-  adapter.close = () => connection.close();
 }

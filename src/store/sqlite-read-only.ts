@@ -1,12 +1,9 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import KeyvSqlite from "@keyv/sqlite";
-import Keyv from "keyv";
 import { StoreError } from "../errors.js";
-import { openSqliteConnection, useConnection } from "./sqlite-connection.js";
-import { KV_TABLE } from "./sqlite-schema.js";
-import { KEYV_NAMESPACE, SqliteStateStore } from "./sqlite-state-store.js";
+import { openSqliteConnection } from "./sqlite-connection.js";
+import { SqliteStateStore } from "./sqlite-state-store.js";
 import type { StateStore } from "./store-types.js";
 
 /**
@@ -30,13 +27,5 @@ export async function openSqliteReadOnly(path: string): Promise<StateStore> {
   } catch (error) {
     throw new StoreError(`cannot open the state database ${file} for reading: ${String(error)}`, { cause: error });
   }
-  const sqlite = new KeyvSqlite({ uri: "sqlite://:memory:", table: KV_TABLE });
-  const keyv = new Keyv({ store: sqlite, namespace: KEYV_NAMESPACE });
-  try {
-    await useConnection(sqlite, connection);
-  } catch (error) {
-    await connection.close().catch(() => undefined);
-    throw new StoreError(`cannot read the state database ${file}: ${String(error)}`, { cause: error });
-  }
-  return new SqliteStateStore(keyv, connection.query, file, file);
+  return new SqliteStateStore(connection, file, file);
 }

@@ -13,9 +13,7 @@ export type {
   LeaderElection,
   LeaderElectionOptions,
   LeaderTerm,
-  NamespacePut,
   QueuedItem,
-  QueueSettle,
   StateStore,
   StoreScope,
   SweepReport,
@@ -29,9 +27,9 @@ export interface OpenStateStoreOptions {
 
 /**
  * Opens the state database: a `postgres://` URL (shared by replicas, with leader election) or a
- * SQLite file path (`:memory:` in tests). A SQLite database written by an earlier release is
- * migrated on the spot, and the migration logged; one written by a newer release (either engine)
- * is refused with a StoreError that says what to do.
+ * SQLite file path (`:memory:` in tests). A database of an earlier schema is brought to this
+ * release's on the spot; one written by a newer release (either engine) is refused with a
+ * StoreError that says what to do.
  */
 export async function openStateStore(location: string, options: OpenStateStoreOptions = {}): Promise<StateStore> {
   if (isPostgresUrl(location)) {
@@ -46,10 +44,10 @@ export async function openStateStore(location: string, options: OpenStateStoreOp
   }
   const { store, schema, warnings } = await openSqliteStateStore(location);
   for (const warning of warnings) options.logger?.warn({ state: store.location }, warning);
-  if (schema.migrated) {
-    options.logger?.warn(
-      { state: store.location, fromSchema: schema.from, moved: schema.migrated },
-      "state database written by an earlier release: migrated its outbox and handled-change keys to their own tables",
+  if (schema.from > 0 && schema.from < schema.to) {
+    options.logger?.info(
+      { state: store.location, fromSchema: schema.from, toSchema: schema.to },
+      "state database: schema upgraded",
     );
   }
   return store;

@@ -37,7 +37,7 @@ export interface QueuedItem<T> {
 export interface QueuedHead<H> {
   readonly id: string;
   readonly seq: number;
-  /** Undefined for an item enqueued without a head (or by a release before heads): read its value. */
+  /** Undefined for an item enqueued without one. */
   readonly head: H | undefined;
 }
 
@@ -46,7 +46,8 @@ export interface QueuedHead<H> {
  * until `expiresAtMs`, so enqueueing a delivered item again is ignored. An item is a body
  * (`value`, written once) and an optional small `head` (bookkeeping, rewritten as often as
  * needed): `heads` scans what waits without reading a body, `values` reads the bodies of a few.
- * Enqueue, head writes and ack are one indexed write each.
+ * What must change together with an ack (a thread root written with a post's mark-sent) is
+ * written in one `transaction`.
  */
 export interface DurableQueue<T, H = never> {
   /** Stores the items whose id is neither waiting nor acked; returns how many were new. */
@@ -62,33 +63,6 @@ export interface DurableQueue<T, H = never> {
   setHead(id: string, head: H): Promise<boolean>;
   /** Done: the item is dropped, its id remembered until `expiresAtMs` (then swept). */
   ack(ids: readonly string[], expiresAtMs: number): Promise<void>;
-  /**
-   * One item done, with what belongs to the same step, as one write (one statement: atomic inside
-   * or outside a transaction): a post's mark-sent with its new thread root, the record of what its
-   * buttons act on, and the next post's mark-posting.
-   */
-  settle(step: QueueSettle<H>): Promise<void>;
-}
-
-/** What `DurableQueue.settle` writes at once. */
-export interface QueueSettle<H> {
-  /** The item acked, its id remembered until `expiresAtMs`. */
-  readonly ack: { readonly id: string; readonly expiresAtMs: number };
-  /**
-   * Values stored in namespaces, as `KeyValueNamespace.set` stores them (a thread root, the record
-   * of a posted message); no (namespace, key) twice.
-   */
-  readonly puts?: readonly NamespacePut[] | undefined;
-  /** Another waiting item's new head (nothing when it no longer waits). */
-  readonly nextHead?: { readonly id: string; readonly head: H } | undefined;
-}
-
-export interface NamespacePut {
-  readonly namespace: string;
-  readonly key: string;
-  readonly value: unknown;
-  /** When it expires (the caller's clock); never when absent. */
-  readonly expiresAtMs?: number | undefined;
 }
 
 /** A set of keys that expire (handled changes and webhook events). */

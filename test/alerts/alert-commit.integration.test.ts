@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Alert } from "../../src/alerts/alert.js";
-import { AlertCommitLog, COMMIT_NAMESPACE } from "../../src/alerts/alert-commit.js";
+import { AlertCommitLog } from "../../src/alerts/alert-commit.js";
 import { createAlertPipeline } from "../../src/alerts/alert-pipeline.js";
 import { alertSettings } from "../../src/alerts/alert-settings.js";
 import { DELIVERED_KEYS, DeliveryLedger } from "../../src/alerts/delivery-ledger.js";
@@ -79,23 +79,6 @@ describe("AlertCommitLog", () => {
     expect(await restarted.commits.commit(batch)).toBe(2);
     expect(await restarted.ledger.handled(["chg:1", "chg:2"])).toEqual(new Set(["chg:1", "chg:2"]));
     expect(await restarted.cursors.get("own")).toBe("T1");
-  });
-
-  it("finishes a hand-over that a release before the transactional store journaled and did not complete", async () => {
-    const now = Date.now();
-    const batch = {
-      drafts: [draft("a|1"), draft("a|2")],
-      keys: ["chg:1", "chg:2"],
-      cursors: { own: "T1" },
-      nowMs: now,
-    };
-    await store.namespace(COMMIT_NAMESPACE).set("pending", batch);
-    const { commits, outbox, ledger, cursors } = parts(store);
-    expect(await commits.recover()).toEqual({ recovered: true, enqueued: 2 });
-    expect((await outbox.pending()).map((e) => e.id)).toEqual(["a|1", "a|2"]);
-    expect(await ledger.handled(["chg:1", "chg:2", "chg:3"])).toEqual(new Set(["chg:1", "chg:2"]));
-    expect(await cursors.get("own")).toBe("T1");
-    expect(await commits.recover()).toEqual({ recovered: false, enqueued: 0 });
   });
 
   it("never queues a delivered message again, even when its batch is replayed", async () => {

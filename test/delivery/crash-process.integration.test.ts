@@ -29,7 +29,7 @@ describe("a real process killed between Slack's confirmation and mark-sent", () 
 
   it.each([
     { pacing: "paced posts", burst: 1 },
-    { pacing: "back-to-back posts (a burst: mark-sent and the next mark-posting in one commit)", burst: 5 },
+    { pacing: "back-to-back posts (a burst)", burst: 5 },
   ])("loses nothing and posts only the in-flight alert twice: $pacing", async ({ burst }) => {
     const file = join(dir, `state-${burst}.sqlite`);
     const alerts = Array.from({ length: 5 }, (_, i) => buildAlert({ person: { name: `Killed-${i}` } }));

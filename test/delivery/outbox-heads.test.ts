@@ -43,31 +43,25 @@ describe("Outbox: heads and bodies", () => {
     await store.close();
   });
 
-  it("marks a message sent together with its thread root, and the next one posting, in one write", async () => {
+  it("marks a message sent together with its thread root in one commit", async () => {
     const store = await openStateStore(":memory:");
     const outbox = new Outbox(store, 1_000, () => 5_000);
     const threads = new ThreadIndex(store, 60_000, () => 5_000);
-    // A root expires on the delivery's clock, after the retention.
+    // A root expires after the retention.
     expect(threads.rootPut("hr", "person:x", { channel: "C1", ts: "9.9" })).toEqual({
       namespace: "alerts.threads",
       key: "hr|person:x",
       value: { channel: "C1", ts: "9.9" },
-      expiresAtMs: 65_000,
+      ttlMs: 60_000,
     });
     await outbox.enqueue([draft("a"), draft("b"), draft("c")], 100);
     const [a, b, c] = await outbox.pending();
     if (!a || !b || !c) throw new Error("not queued");
-    // (Roots written with the wall clock's expiry: the store reads expiry against Date.now().)
     const live = new ThreadIndex(store, 60_000);
     await outbox.markSent(a, [live.rootPut("hr", "person:a", { channel: "C1", ts: "1.1" })]);
     expect(await store.namespace("alerts.threads").get("hr|person:a")).toEqual({ channel: "C1", ts: "1.1" });
-    const marked = await outbox.markSentThenPosting(
-      b,
-      [live.rootPut("hr", "person:b", { channel: "C1", ts: "2.2" })],
-      c,
-      300,
-    );
-    expect(marked).toMatchObject({ id: "c", postingSince: 300, attempts: 1 });
+    await outbox.markPosting(c, 300);
+    await outbox.markSent(b, [live.rootPut("hr", "person:b", { channel: "C1", ts: "2.2" })]);
     expect(await store.namespace("alerts.threads").get("hr|person:b")).toEqual({ channel: "C1", ts: "2.2" });
     expect((await outbox.waiting()).map((m) => [m.id, m.postingSince, m.attempts])).toEqual([["c", 300, 1]]);
     // Acked ids are remembered: a replay of the same drafts queues nothing.

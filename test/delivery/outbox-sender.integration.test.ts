@@ -30,7 +30,7 @@ function fakeClockPacer(burst: number): ChannelPacer {
 /** Counts the outbox's bookkeeping writes by kind. */
 function countWrites<P>(outbox: Outbox<P>): Record<string, number> {
   const counts: Record<string, number> = {};
-  for (const name of ["markPosting", "markSent", "markSentThenPosting", "restoreHead"] as const) {
+  for (const name of ["markPosting", "markSent"] as const) {
     const original = outbox[name].bind(outbox) as (...args: unknown[]) => Promise<unknown>;
     (outbox as unknown as Record<string, unknown>)[name] = (...args: unknown[]) => {
       counts[name] = (counts[name] ?? 0) + 1;
@@ -190,7 +190,6 @@ describe("OutboxSender with a fake Slack", () => {
   });
 
   it("keeps a message's record under the channel id and ts Slack gave it, in the commit of its mark-sent", async () => {
-    // A burst of two then one post alone: both commits (with the next mark-posting, and alone) carry the record.
     const { outbox, sender } = buildSender(store, slack, { pacer: fakeClockPacer(2) });
     const writes = countWrites(outbox);
     const drafts = singleAlertDrafts("hr-alerts", 4, 77).map((draft, i) =>
@@ -198,8 +197,7 @@ describe("OutboxSender with a fake Slack", () => {
     );
     await outbox.enqueue(drafts, Date.now());
     expect(await sender.flush()).toMatchObject({ sent: 4, pending: 0 });
-    expect(writes.markSentThenPosting).toBeGreaterThan(0);
-    expect(writes.markSent).toBeGreaterThan(0);
+    expect(writes.markSent).toBe(4);
     const posted = slack.posted("hr-alerts");
     const channelId = posted[0]?.channel ?? "";
     expect(channelId).toMatch(/^C/);
@@ -238,13 +236,12 @@ describe("OutboxSender with a fake Slack", () => {
   });
 
   describe("posting back to back (a burst)", () => {
-    it("writes one commit between two posts: each mark-sent marks the next entry posting", async () => {
+    it("commits a mark-posting before each post and a mark-sent after it, in order", async () => {
       const { outbox, sender } = buildSender(store, slack, { pacer: fakeClockPacer(3) });
       const writes = countWrites(outbox);
       await outbox.enqueue(singleAlertDrafts("hr-alerts", 5), Date.now());
       expect(await sender.flush()).toMatchObject({ sent: 5, pending: 0, possibleDuplicates: 0 });
-      // Three go at once (the burst): two of them were marked by the commit before; the last two wait their turn.
-      expect(writes).toEqual({ markPosting: 3, markSentThenPosting: 2, markSent: 3 });
+      expect(writes).toEqual({ markPosting: 5, markSent: 5 });
       expect(slack.posted("hr-alerts").map((m) => /hr-alerts-\d/.exec(m.text ?? "")?.[0])).toEqual([
         "hr-alerts-0",
         "hr-alerts-1",
@@ -254,32 +251,20 @@ describe("OutboxSender with a fake Slack", () => {
       ]);
     });
 
-    it("writes the marks apart when every post waits its turn", async () => {
-      const { outbox, sender } = buildSender(store, slack, { pacer: fakeClockPacer(1) });
-      const writes = countWrites(outbox);
-      await outbox.enqueue(singleAlertDrafts("hr-alerts", 3), Date.now());
-      expect(await sender.flush()).toMatchObject({ sent: 3, pending: 0 });
-      expect(writes).toEqual({ markPosting: 3, markSent: 3 });
-    });
-
-    it("takes the next entry's mark back when shutdown comes between the commit and its post", async () => {
+    it("leaves no mark-posting when shutdown comes between two posts: the next start announces no double post", async () => {
       const controller = new AbortController();
       const { outbox, sender } = buildSender(store, slack, { pacer: fakeClockPacer(3), signal: controller.signal });
-      const writes = countWrites(outbox);
-      const markSentThenPosting = outbox.markSentThenPosting.bind(outbox);
-      outbox.markSentThenPosting = async (...args) => {
-        const marked = await markSentThenPosting(...args);
-        controller.abort(); // SIGTERM right after the commit that marked the next entry posting
-        return marked;
+      const markSent = outbox.markSent.bind(outbox);
+      outbox.markSent = async (...args) => {
+        await markSent(...args);
+        controller.abort(); // SIGTERM right after the first post's mark-sent
       };
       await outbox.enqueue(singleAlertDrafts("hr-alerts", 3), Date.now());
       expect(await sender.flush()).toMatchObject({ sent: 1, pending: 2, stopped: true });
-      expect(writes.restoreHead).toBe(1);
       const waiting = await outbox.waiting();
       expect(waiting.map((m) => m.postingSince)).toEqual([undefined, undefined]);
       expect(waiting.map((m) => m.attempts)).toEqual([0, 0]);
 
-      // The next start announces no double post: nothing was in flight.
       const restarted = buildSender(store, slack, { pacer: fakeClockPacer(3) });
       expect(await restarted.sender.flush()).toMatchObject({ sent: 2, pending: 0, possibleDuplicates: 0 });
       expect(slack.posted("hr-alerts")).toHaveLength(3);

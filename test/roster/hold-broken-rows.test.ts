@@ -218,10 +218,17 @@ describe("diffRoster: archives held for broken rows", () => {
     expect(diff.archive.map((a) => a.profileUrl)).toEqual([url(1), url(2), url(3)]);
   });
 
-  it("works from a memory saved before identities existed: nobody is held until a file records them", () => {
+  it("works from a memory that records no identities: nobody is held until a file records them", () => {
     const stored = parseStoredMemory(
       JSON.parse(
-        JSON.stringify({ lastFingerprint: "x", seen: { [url(0)]: true }, missing: { [url(0)]: 3 }, archivedAt: {} }),
+        JSON.stringify({
+          version: 2,
+          lastFingerprint: "x",
+          seen: [url(0)],
+          missing: [[url(0), 3]],
+          archivedAt: [],
+          identities: { profileUrl: [], employeeId: [], email: [] },
+        }),
       ),
     );
     if (!stored.ok) throw new Error(stored.problem);

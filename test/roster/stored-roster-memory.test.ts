@@ -57,22 +57,9 @@ describe("stored roster memory", () => {
     );
   });
 
-  it("reads the version 1 form (objects keyed by profile URL) that earlier releases wrote", () => {
-    const v1 = {
-      lastFingerprint: "f",
-      seen: { "https://www.linkedin.com/in/aaa": true },
-      missing: { "https://www.linkedin.com/in/aaa": 2 },
-      archivedAt: { "https://www.linkedin.com/in/bbb": "2026-01-01T00:00:00.000Z" },
-    };
-    const m = parsed(v1);
-    expect([...m.seen]).toEqual(["https://www.linkedin.com/in/aaa"]);
-    expect(m.missing.get("https://www.linkedin.com/in/aaa")).toBe(2);
-    expect(m.archivedAt.get("https://www.linkedin.com/in/bbb")).toBe("2026-01-01T00:00:00.000Z");
-    expect(m.identities.size).toBe(0);
-    expect(parsed({ ...v1, identities: { "https://www.linkedin.com/in/aaa": { email: "a@x" } } }).identities).toEqual(
-      new Map([["https://www.linkedin.com/in/aaa", { email: "a@x" }]]),
-    );
-    expect(JSON.parse(storedMemory(m))).toMatchObject({ version: 2 });
+  it("takes a memory without a version (never written by a release) as damaged", () => {
+    const unversioned = { lastFingerprint: "f", seen: { u: true }, missing: {}, archivedAt: {} };
+    expect(parseStoredMemory(unversioned)).toMatchObject({ ok: false, problem: expect.stringMatching(/^version:/) });
   });
 
   it("is the empty memory when nothing is stored yet", () => {
@@ -88,7 +75,6 @@ describe("stored roster memory", () => {
         { version: 2, seen: [], missing: [], archivedAt: [], identities: { ...columns, email: [null] } },
         /^identities: the identity columns differ/,
       ],
-      [{ seen: {}, missing: { u: "three" }, archivedAt: {} }, /^missing\.u:/],
       [{ version: 3, seen: [] }, /^version:/],
       ["{ cut off", /^\(top level\): not JSON/],
       [42, /^\(top level\):/],

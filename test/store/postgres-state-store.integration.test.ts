@@ -4,10 +4,10 @@
  * by replicas does: the password's paths, concurrent start, schema refusal, the leader election
  * and the fence.
  */
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Outbox } from "../../src/delivery/outbox.js";
 import { FencedOutError, StoreError } from "../../src/errors.js";
-import { PG_SCHEMA_VERSION } from "../../src/store/postgres-schema.js";
+import { ensurePgSchema, PG_MIGRATIONS, PG_SCHEMA_VERSION } from "../../src/store/postgres-schema.js";
 import { type Fence, openStateStore, type StateStore } from "../../src/store/state-store.js";
 import { startTestPostgres, type TestPostgres } from "../helpers/postgres-server.js";
 import { startTcpProxy } from "../helpers/tcp-proxy.js";
@@ -95,43 +95,41 @@ describe("opening a Postgres store", () => {
   });
 });
 
-describe("a database written by the previous release (schema 1, queue items without heads)", () => {
-  it("is migrated on first start: waiting messages keep their order and bookkeeping", async () => {
+describe("the schema", () => {
+  it("brings a database of this version to a later one in one transaction; this release then refuses it", async () => {
     const url = await server.createDatabase();
-    await (await openStateStore(url)).close();
+    const first = await openStateStore(url);
+    await first.queue("q").enqueue([{ id: "a", value: "A" }]);
+    await first.close();
     const database = new URL(url).pathname.slice(1);
-    // Back to schema 1's tables, with a message as that release wrote it.
-    for (const statement of [
-      "DROP INDEX rs_queue_heads",
-      "ALTER TABLE rs_queue_items DROP COLUMN head",
-      "CREATE INDEX rs_queue_waiting ON rs_queue_items (queue, seq) WHERE value IS NOT NULL",
-      "UPDATE rs_meta SET value = '1' WHERE key = 'schema_version'",
-    ])
-      await server.query(statement, [], database);
-    const legacy = { id: "m1", channel: "hr", kind: "alert", message: { text: "t", blocks: [] }, alertKeys: ["chg:1"] };
-    await server.query(
-      "INSERT INTO rs_queue_items (queue, id, value) VALUES ('alerts.outbox', 'm1', $1)",
-      [JSON.stringify({ ...legacy, enqueuedAt: 100, attempts: 2, postingSince: 150 })],
+    const next = [
+      ...PG_MIGRATIONS,
+      { version: PG_SCHEMA_VERSION + 1, statements: ["ALTER TABLE rs_queue_items ADD COLUMN note text"] },
+    ];
+    const broken = [
+      ...PG_MIGRATIONS,
+      { version: PG_SCHEMA_VERSION + 1, statements: ["ALTER TABLE rs_queue_items ADD COLUMN note text", "NOT SQL"] },
+    ];
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      await expect(ensurePgSchema(client, database, broken)).rejects.toThrow();
+      expect(await ensurePgSchema(client, database, next)).toEqual({ from: PG_SCHEMA_VERSION });
+      expect(await ensurePgSchema(client, database, next)).toEqual({ from: PG_SCHEMA_VERSION + 1 });
+    } finally {
+      await client.end();
+    }
+    const notes = await server.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM information_schema.columns WHERE table_name = 'rs_queue_items' AND column_name = 'note'",
+      [],
       database,
     );
-    const store = await openStateStore(url);
-    const outbox = new Outbox(store);
-    expect(await outbox.waiting()).toEqual([
-      {
-        id: "m1",
-        seq: expect.any(Number),
-        channel: "hr",
-        kind: "alert",
-        enqueuedAt: 100,
-        attempts: 2,
-        postingSince: 150,
-      },
-    ]);
-    const [entry] = await outbox.pending();
-    expect(entry).toMatchObject({ ...legacy, attempts: 2, postingSince: 150 });
-    await store.close();
-    const [meta] = await server.query<{ value: string }>("SELECT value FROM rs_meta", [], database);
-    expect(meta?.value).toBe(String(PG_SCHEMA_VERSION));
+    expect(notes[0]?.n).toBe(1);
+    const [row] = await server.query<{ id: string }>("SELECT id FROM rs_queue_items", [], database);
+    expect(row?.id).toBe("a");
+    const error = await openStateStore(url).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StoreError);
+    expect((error as Error).message).toMatch(/newer release.*Run the newer release, or restore the backup/);
   });
 });
 

@@ -1,13 +1,11 @@
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import KeyvSqlite from "@keyv/sqlite";
-import Keyv from "keyv";
 import { describe, expect, it } from "vitest";
-import { Outbox, type OutboxDraft } from "../../src/delivery/outbox.js";
 import { StoreError } from "../../src/errors.js";
 import { createLogger } from "../../src/logger.js";
-import { SCHEMA_VERSION } from "../../src/store/sqlite-schema.js";
+import { openSqliteConnection } from "../../src/store/sqlite-connection.js";
+import { ensureSchema, MIGRATIONS, type Query, SCHEMA_VERSION } from "../../src/store/sqlite-schema.js";
 import { openStateStore } from "../../src/store/state-store.js";
 import { captureStream } from "../helpers/capture-stream.js";
 import { describeStoreConformance } from "./support/store-conformance.js";
@@ -35,13 +33,13 @@ describe("SQLite as one process's store", () => {
   });
 });
 
-/** Raw SQL on a database file, outside the store (what another tool or an older release sees). */
-async function withRaw<T>(file: string, work: (query: KeyvSqlite["query"]) => Promise<T>): Promise<T> {
-  const sqlite = new KeyvSqlite({ uri: `sqlite://${file}`, table: "state" });
+/** Raw SQL on a database file, outside the store (what another tool or another release sees). */
+async function withRaw<T>(file: string, work: (query: Query) => Promise<T>): Promise<T> {
+  const connection = await openSqliteConnection(file, 1_000);
   try {
-    return await work(sqlite.query);
+    return await work(connection.query);
   } finally {
-    await sqlite.close();
+    await connection.close();
   }
 }
 
@@ -143,214 +141,62 @@ describe("the state files are the owner's alone (names, scores, who pressed what
   });
 });
 
-describe("a database written by an earlier release (schema 0, everything in keyv)", () => {
-  async function writeLegacy(file: string): Promise<void> {
-    const sqlite = new KeyvSqlite({ uri: `sqlite://${file}`, table: "state" });
-    const keyv = new Keyv({ store: sqlite, namespace: "rs" });
-    const day = 86_400_000;
-    await keyv.set("alerts.cursor::retention:1", "2026-11-20T10:00:00.000Z");
-    await keyv.set("alerts.outbox::a|late", { id: "a|late", channel: "hr", enqueuedAt: 200, seq: 1, attempts: 0 });
-    await keyv.set("alerts.outbox::a|early", { id: "a|early", channel: "hr", enqueuedAt: 100, seq: 7, attempts: 2 });
-    await keyv.set("alerts.outbox::a|sent", { sentAt: 50 }, 7 * day);
-    await keyv.set("alerts.outbox-index::pending", ["a|late", "a|early", "a|sent"]);
-    await keyv.set("alerts.delivered::chg:1", 1, 30 * day);
-    await keyv.set("alerts.delivered::chg:2", 2, 30 * day);
-    await keyv.disconnect();
-  }
+describe("the schema", () => {
+  /** This release's steps and a next one (what a later release would add). */
+  const next = [
+    ...MIGRATIONS,
+    { version: SCHEMA_VERSION + 1, statements: ["ALTER TABLE queue_items ADD COLUMN note TEXT"] },
+  ];
+  const columns = (query: Query) => query("SELECT name FROM pragma_table_info('queue_items') ORDER BY cid");
 
-  it("is migrated on first start: order, sent ids and handled keys kept, other namespaces untouched", async () => {
+  it("brings a database of this version to a later one, keeping what it holds; this release then refuses it", async () => {
     const file = tempFile();
-    await writeLegacy(file);
-    const store = await openStateStore(file);
-    const outbox = store.queue<{ id: string; attempts: number }>("alerts.outbox");
-    expect((await outbox.pending()).map((i) => [i.id, i.value.attempts])).toEqual([
-      ["a|early", 2],
-      ["a|late", 0],
-    ]);
-    expect(await outbox.enqueue([{ id: "a|sent", value: { id: "a|sent", attempts: 0 } }])).toBe(0);
-    expect(await store.keySet("alerts.delivered").has(["chg:1", "chg:2", "chg:3"], Date.now())).toEqual(
-      new Set(["chg:1", "chg:2"]),
-    );
-    expect(await store.namespace("alerts.cursor").get("retention:1")).toBe("2026-11-20T10:00:00.000Z");
-    expect(await store.namespace("alerts.outbox-index").entries()).toEqual([]);
-    expect(await store.namespace("alerts.delivered").entries()).toEqual([]);
-    await store.close();
-    // Opening again finds nothing left to migrate.
-    const again = await openStateStore(file);
-    expect(await again.queue("alerts.outbox").countPending()).toBe(2);
-    await again.close();
-  });
-
-  it("a database from a newer release is refused with what to do, and left as it was", async () => {
-    const file = tempFile();
-    await (await openStateStore(file)).close();
-    await withRaw(file, (query) => query(`PRAGMA user_version = ${SCHEMA_VERSION + 1}`));
+    const first = await openStateStore(file);
+    await first.queue("q").enqueue([{ id: "a", value: "A" }]);
+    await first.close();
+    const connection = await openSqliteConnection(file, 1_000);
+    try {
+      expect(await ensureSchema(connection.query, file, next)).toEqual({
+        from: SCHEMA_VERSION,
+        to: SCHEMA_VERSION + 1,
+      });
+      expect(await ensureSchema(connection.query, file, next)).toEqual({
+        from: SCHEMA_VERSION + 1,
+        to: SCHEMA_VERSION + 1,
+      });
+      expect(await columns(connection.query)).toContainEqual({ name: "note" });
+      expect(await connection.query("SELECT id FROM queue_items")).toEqual([{ id: "a" }]);
+    } finally {
+      await connection.close();
+    }
     const error = await openStateStore(file).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(StoreError);
-    expect((error as Error).message).toMatch(/newer release.*Run the newer release, or restore the backup/);
+    expect((error as Error).message).toMatch(
+      new RegExp(`newer release.*schema ${SCHEMA_VERSION + 1}.*Run the newer release, or restore the backup`),
+    );
     await withRaw(file, async (query) => {
       expect(await query("PRAGMA user_version")).toEqual([{ user_version: SCHEMA_VERSION + 1 }]);
     });
   });
-});
 
-describe("a database written by the previous release (schema 1, queue items without heads)", () => {
-  const body = (id: string, extra: object) => ({
-    id,
-    channel: "hr",
-    kind: "alert",
-    message: { text: `about ${id}` },
-    alertKeys: [`chg:${id}`],
-    ...extra,
-  });
-
-  async function writeSchema1(file: string): Promise<void> {
-    await withRaw(file, async (query) => {
-      await query(`CREATE TABLE queue_items (seq INTEGER PRIMARY KEY, queue TEXT NOT NULL, id TEXT NOT NULL,
-        value TEXT, expires INTEGER, UNIQUE (queue, id))`);
-      await query("CREATE INDEX queue_waiting ON queue_items(queue, seq) WHERE value IS NOT NULL");
-      await query("CREATE INDEX queue_expiry ON queue_items(expires) WHERE value IS NULL");
-      await query(`CREATE TABLE key_sets (name TEXT NOT NULL, key TEXT NOT NULL, expires INTEGER NOT NULL,
-        PRIMARY KEY (name, key)) WITHOUT ROWID`);
-      const insert = "INSERT INTO queue_items(queue, id, value) VALUES ('alerts.outbox', ?, ?)";
-      await query(insert, "m1", JSON.stringify(body("m1", { enqueuedAt: 100, attempts: 1, postingSince: 150 })));
-      await query(insert, "m2", JSON.stringify(body("m2", { enqueuedAt: 200, attempts: 0, lastError: "ratelimited" })));
-      // An item acked by an early version-1 release: kept in the table with its expiry.
-      await query(
-        "INSERT INTO queue_items(queue, id, value, expires) VALUES ('alerts.outbox', 'm0', NULL, ?)",
-        Date.now() + 86_400_000,
-      );
-      await query("PRAGMA user_version = 1");
-    });
-  }
-
-  it("is migrated on first start: waiting messages keep their order and bookkeeping, and post as before", async () => {
+  it("applies a step all or nothing: one that fails leaves the database at its version", async () => {
     const file = tempFile();
-    await writeSchema1(file);
+    await (await openStateStore(file)).close();
+    const broken = [
+      ...MIGRATIONS,
+      { version: SCHEMA_VERSION + 1, statements: ["ALTER TABLE queue_items ADD COLUMN note TEXT", "NOT SQL"] },
+    ];
+    const connection = await openSqliteConnection(file, 1_000);
+    try {
+      await expect(ensureSchema(connection.query, file, broken)).rejects.toThrow();
+      expect(await columns(connection.query)).not.toContainEqual({ name: "note" });
+    } finally {
+      await connection.close();
+    }
     const store = await openStateStore(file);
-    const outbox = new Outbox(store);
-    const waiting = await outbox.waiting();
-    expect(waiting).toEqual([
-      { id: "m1", seq: 1, channel: "hr", kind: "alert", enqueuedAt: 100, attempts: 1, postingSince: 150 },
-      { id: "m2", seq: 2, channel: "hr", kind: "alert", enqueuedAt: 200, attempts: 0, lastError: "ratelimited" },
-    ]);
-    const [first] = await outbox.load(waiting);
-    expect(first).toMatchObject({ id: "m1", message: { text: "about m1" }, attempts: 1, postingSince: 150 });
-    if (!first) throw new Error("no body");
-    // Bookkeeping written after the migration goes to the head and wins over the old fields of the body.
-    await outbox.markFailed(first, "slack down");
-    expect((await outbox.waiting())[0]).toEqual({
-      id: "m1",
-      seq: 1,
-      channel: "hr",
-      kind: "alert",
-      enqueuedAt: 100,
-      attempts: 1,
-      lastError: "slack down",
-    });
-    // m0 was acked: its id stays known (a tombstone), so it is not queued again.
-    await outbox.enqueue([body("m0", {}), body("m3", {})] as unknown as OutboxDraft[], 300);
-    expect((await outbox.pending()).map((e) => [e.id, e.attempts])).toEqual([
-      ["m1", 1],
-      ["m2", 0],
-      ["m3", 0],
-    ]);
-    await store.close();
-    await withRaw(file, async (query) => {
-      expect(await query("PRAGMA user_version")).toEqual([{ user_version: SCHEMA_VERSION }]);
-      expect(await query("SELECT name FROM sqlite_master WHERE name LIKE 'queue_%' ORDER BY name")).toEqual([
-        { name: "queue_bodies" },
-        { name: "queue_item_acked" },
-        { name: "queue_items" },
-        { name: "queue_items_gone" },
-        { name: "queue_order" },
-        { name: "queue_settle" },
-        { name: "queue_settled" },
-      ]);
-    });
-  });
-});
-
-describe("a database of schema 2 written by the release before queue_settle", () => {
-  it("gets the settle view at open, keeps its schema version, and settles a post in one write", async () => {
-    const file = tempFile();
-    const first = await openStateStore(file);
-    await first.queue<string, number>("q").enqueue([
-      { id: "a", value: "A", head: 0 },
-      { id: "b", value: "B", head: 0 },
-    ]);
-    await first.close();
-    // What the release before wrote: schema 2 without the view and its trigger.
-    await withRaw(file, async (query) => {
-      await query("DROP TRIGGER queue_settled");
-      await query("DROP VIEW queue_settle");
-    });
-    const store = await openStateStore(file);
-    const queue = store.queue<string, number>("q");
-    await queue.settle({
-      ack: { id: "a", expiresAtMs: Date.now() + 60_000 },
-      puts: [{ namespace: "alerts.threads", key: "hr|a", value: { ts: "1.1" } }],
-      nextHead: { id: "b", head: 1 },
-    });
-    expect((await queue.heads()).map((i) => [i.id, i.head])).toEqual([["b", 1]]);
-    expect(await store.namespace("alerts.threads").get("hr|a")).toEqual({ ts: "1.1" });
     await store.close();
     await withRaw(file, async (query) => {
       expect(await query("PRAGMA user_version")).toEqual([{ user_version: SCHEMA_VERSION }]);
     });
-  });
-});
-
-describe("a database whose settle view has no puts column (the release before the posted-message record)", () => {
-  it("gets the view with puts at open; the release before still settles through it", async () => {
-    const file = tempFile();
-    const first = await openStateStore(file);
-    await first.queue<string, number>("q").enqueue(["a", "b", "c"].map((id) => ({ id, value: id, head: 0 })));
-    await first.close();
-    // The view and trigger as the release before created them: one put, in put_key and put_value.
-    await withRaw(file, async (query) => {
-      await query("DROP TRIGGER queue_settled");
-      await query("DROP VIEW queue_settle");
-      await query(`CREATE VIEW queue_settle(queue, acked_id, acked_until, put_key, put_value, next_id, next_head) AS
-        SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL WHERE 0`);
-      await query(`CREATE TRIGGER queue_settled INSTEAD OF INSERT ON queue_settle BEGIN
-        INSERT INTO key_sets(name, key, expires) VALUES (new.queue || '#acked', new.acked_id, new.acked_until)
-          ON CONFLICT(name, key) DO UPDATE SET expires = max(expires, excluded.expires);
-        INSERT INTO state(key, value) SELECT new.put_key, new.put_value WHERE new.put_key IS NOT NULL
-          ON CONFLICT(key) DO UPDATE SET value = excluded.value;
-        UPDATE queue_items SET head = new.next_head
-          WHERE new.next_id IS NOT NULL AND queue = new.queue AND id = new.next_id;
-      END`);
-    });
-    const store = await openStateStore(file);
-    const queue = store.queue<string, number>("q");
-    await queue.settle({
-      ack: { id: "a", expiresAtMs: Date.now() + 60_000 },
-      puts: [
-        { namespace: "alerts.threads", key: "hr|a", value: { ts: "1.1" } },
-        { namespace: "slack.posted", key: "C1|1.1", value: { people: ["a"] } },
-      ],
-      nextHead: { id: "b", head: 1 },
-    });
-    expect(await store.namespace("alerts.threads").get("hr|a")).toEqual({ ts: "1.1" });
-    expect(await store.namespace("slack.posted").get("C1|1.1")).toEqual({ people: ["a"] });
-    expect((await queue.heads()).map((i) => [i.id, i.head])).toEqual([
-      ["b", 1],
-      ["c", 0],
-    ]);
-    await store.close();
-    await withRaw(file, async (query) => {
-      expect(await query("PRAGMA user_version")).toEqual([{ user_version: SCHEMA_VERSION }]);
-      // The release before names its seven columns: its insert still acks, stores its one value and sets the head.
-      await query(
-        `INSERT INTO queue_settle(queue, acked_id, acked_until, put_key, put_value, next_id, next_head)
-         VALUES ('q', 'b', ?, 'rs:alerts.threads::hr|b', '{"value":{"ts":"2.2"}}', 'c', '2')`,
-        Date.now() + 60_000,
-      );
-    });
-    const again = await openStateStore(file);
-    expect(await again.namespace("alerts.threads").get("hr|b")).toEqual({ ts: "2.2" });
-    expect((await again.queue<string, number>("q").heads()).map((i) => [i.id, i.head])).toEqual([["c", 2]]);
-    await again.close();
   });
 });

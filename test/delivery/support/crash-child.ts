@@ -2,7 +2,7 @@
  * A separate process for the crash test: delivers the outbox of a state file into the fake Slack
  * and kills itself with SIGKILL right after Slack confirms the entry carrying `crashKey`, before
  * mark-sent: the worst moment for a real crash. With a burst (`burst` > 1) the posts go back to
- * back, and each mark-sent also marks the next entry posting (one commit between two posts).
+ * back, without pacing waits between them.
  */
 
 import { ChannelPacer } from "../../../src/delivery/channel-pacer.js";
