@@ -226,13 +226,14 @@ describe("reconcile against the emulator", () => {
     expect(third.applied?.archived).toBe(50);
   });
 
-  it("goes on counting from a memory saved by an earlier release, and starts again from a damaged one", async () => {
+  it("starts again from a damaged memory, or one without its version, and archives nobody on it", async () => {
     const people = makePeople(40);
     await h.reconcile(await h.files.write("v1.csv", toCsv(people)));
     const memory = h.store.namespace(MEMORY_NAMESPACE);
     const stored = (await memory.get<string>(MEMORY_KEY)) ?? expect.fail("no memory");
     expect(JSON.parse(stored)).toMatchObject({ version: 2, seen: expect.arrayContaining([canonicalUrl("person-0")]) });
-    // What releases before version 2 wrote: person-0 and person-1 already missing from one file.
+    // A memory without its version (no release wrote one): damaged, so person-0 and person-1,
+    // missing now, are not archived on it.
     const urls = people.map((p) => canonicalUrl(p.slug));
     await memory.set(MEMORY_KEY, {
       lastFingerprint: "an-older-export",
@@ -240,11 +241,10 @@ describe("reconcile against the emulator", () => {
       missing: { [urls[0] ?? ""]: 1, [urls[1] ?? ""]: 1 },
       archivedAt: {},
     });
-    // The old option name still counts exports.
     const second = await h.reconcile(await h.files.write("v1.csv", toCsv(people.slice(2))), {
-      archiveAfterMissingRuns: 2,
+      archiveAfterMissingExports: 2,
     });
-    expect(second.steps.map((s) => s.url).sort()).toEqual([urls[0], urls[1]]);
+    expect(second.steps.map((s) => s.url)).toEqual([]);
 
     await memory.set(MEMORY_KEY, { version: 2, seen: "everyone" });
     const logs = captureLogs({ level: "warn" });
@@ -257,7 +257,8 @@ describe("reconcile against the emulator", () => {
     // Nothing is archived on a memory that was lost: person-2, missing now, is no longer known as
     // someone from the file, and is left alone like anyone the HRIS never listed.
     expect(third.planned.archive).toBe(0);
-    expect(third.unknownLeftAlone).toBe(1);
+    // person-0 and person-1 too: the memory the second run started again from never held them.
+    expect(third.unknownLeftAlone).toBe(3);
     expect(third.exitCode).toBe(0);
     const warning = logs.records().find((r) => r.namespace === MEMORY_NAMESPACE);
     expect(warning?.msg).toMatch(/unreadable.*starts again empty/);

@@ -1,5 +1,5 @@
 /**
- * The `code` values of the Error body (spec 2.1 and 7). A copy of the daemon's list (src/errors.ts),
+ * The `code` values of the Error body (spec 2.1 and 7). A copy of the daemon's list (src/errors/api-errors.ts),
  * so this package depends on nothing of the daemon; test/api/emulator-spec-copies.test.ts keeps the
  * two equal.
  */
