@@ -219,7 +219,7 @@ export async function openPostgresStateStore(
   }
   const sessionConfig: pg.ClientConfig = {
     connectionString,
-    // Read-only (`status`): the server itself refuses any write of this session.
+    // Read-only (`status`): the server itself refuses any write on this connection.
     options: options.readOnly ? `${SESSION_OPTIONS} -c default_transaction_read_only=on` : SESSION_OPTIONS,
     application_name: "retention-sync",
     keepAlive: true,

@@ -4,7 +4,6 @@
  * and the next alert after a change shows the new department. A broken export keeps the last good
  * one.
  */
-import { createServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Every } from "../../src/alerts/hris-source.js";
 import { RetentionClient } from "../../src/api/client.js";
@@ -13,6 +12,7 @@ import { type ConfiguredDaemon, startConfiguredDaemon } from "../../src/app/conf
 import { loadConfig } from "../../src/config/load-config.js";
 import { captureStream } from "../helpers/capture-stream.js";
 import { type DaemonWorld, daemonEnv, startDaemonWorld } from "../helpers/daemon-world.js";
+import { freePort } from "../helpers/free-port.js";
 import { messageText } from "./support/alert-harness.js";
 import { trackedPeople } from "./support/tracked-people.js";
 
@@ -23,15 +23,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await world?.close();
 });
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === "string") throw new Error("no port");
-  return address.port;
-}
 
 async function until<T>(what: string, check: () => T | undefined | Promise<T | undefined>): Promise<T> {
   const deadline = Date.now() + 20_000;

@@ -5,12 +5,12 @@
  */
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { DaemonStatus } from "../../src/app/daemon-status.js";
 import { main } from "../../src/cli.js";
 import { captureStream } from "../helpers/capture-stream.js";
 import { type DaemonWorld, daemonEnv, startDaemonWorld } from "../helpers/daemon-world.js";
+import { freePort } from "../helpers/free-port.js";
 import { makePeople, toCsv } from "../helpers/roster-files.js";
 import { runCli } from "./cli-harness.js";
 
@@ -21,15 +21,6 @@ beforeEach(async () => {
 afterEach(async () => world.close());
 
 /** A port free on loopback now: `status` must find the daemon where the config says it listens. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === "string") throw new Error("a TCP address");
-  return address.port;
-}
-
 async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {

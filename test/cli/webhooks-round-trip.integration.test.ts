@@ -3,11 +3,11 @@
  * (loopback endpoints allowed), the printed secret given to `run`, and a change the emulator
  * raises reaches the fake Slack through the receiver, not through a poll.
  */
-import { createServer } from "node:net";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { main } from "../../src/cli.js";
 import { captureStream } from "../helpers/capture-stream.js";
 import { type DaemonWorld, daemonEnv, startDaemonWorld } from "../helpers/daemon-world.js";
+import { freePort } from "../helpers/free-port.js";
 import { registerSecret } from "../helpers/known-secrets.js";
 import { runCli } from "./cli-harness.js";
 
@@ -17,15 +17,6 @@ beforeEach(async () => {
   world = await startDaemonWorld({ allowLoopbackWebhooks: true });
 });
 afterEach(async () => world.close());
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === "string") throw new Error("no port");
-  return address.port;
-}
 
 async function until<T>(probe: () => Promise<T | undefined>): Promise<T> {
   for (;;) {

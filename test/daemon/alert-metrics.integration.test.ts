@@ -3,12 +3,12 @@
  * receiver posts count as posted; `cursor_age_seconds` is the time since the lens's last
  * successful pass, not the age of the newest change.
  */
-import { createServer } from "node:net";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { RetentionClient } from "../../src/api/client.js";
 import { main } from "../../src/cli.js";
 import { captureStream } from "../helpers/capture-stream.js";
 import { type DaemonWorld, daemonEnv, startDaemonWorld } from "../helpers/daemon-world.js";
+import { freePort } from "../helpers/free-port.js";
 import { registerSecret } from "../helpers/known-secrets.js";
 
 let world: DaemonWorld;
@@ -17,15 +17,6 @@ beforeEach(async () => {
   world = await startDaemonWorld({ allowLoopbackWebhooks: true });
 });
 afterEach(async () => world.close());
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === "string") throw new Error("no port");
-  return address.port;
-}
 
 function metric(text: string, name: string, labels: string): number | undefined {
   const line = text.split("\n").find((l) => l.startsWith(`${name}{${labels}} `));

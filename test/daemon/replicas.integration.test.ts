@@ -5,7 +5,6 @@
  * the standby never hands over or posts. When the leader stops, the standby takes over.
  */
 import { writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RetentionClient } from "../../src/api/client.js";
 import { main } from "../../src/cli.js";
@@ -18,6 +17,7 @@ import { openStateStore } from "../../src/store/state-store.js";
 import { captureLogs } from "../helpers/capture-logs.js";
 import { captureStream } from "../helpers/capture-stream.js";
 import { type DaemonWorld, startDaemonWorld } from "../helpers/daemon-world.js";
+import { freePort } from "../helpers/free-port.js";
 import { startTestPostgres, type TestPostgres } from "../helpers/postgres-server.js";
 
 let world: DaemonWorld;
@@ -31,15 +31,6 @@ afterAll(async () => {
   await world?.close();
   await postgres?.stop();
 });
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === "string") throw new Error("no port");
-  return address.port;
-}
 
 interface Replica {
   readonly ops: string;

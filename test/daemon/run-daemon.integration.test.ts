@@ -1,6 +1,5 @@
 import { mkdtempSync } from "node:fs";
 import { createServer as createHttpServer } from "node:http";
-import { createServer as createNetServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -11,6 +10,7 @@ import { InstanceLockedError, ServerError } from "../../src/errors.js";
 import { silentLogger } from "../../src/logger.js";
 import { openStateStore, type StateStore } from "../../src/store/state-store.js";
 import { deferred } from "../helpers/deferred.js";
+import { freePort } from "../helpers/free-port.js";
 
 const running: RunningDaemon[] = [];
 const stores: StateStore[] = [];
@@ -40,15 +40,6 @@ async function start(deps: Parameters<typeof startDaemon>[0]): Promise<RunningDa
   const daemon = await startDaemon(deps);
   running.push(daemon);
   return daemon;
-}
-
-async function freePort(): Promise<number> {
-  const server = createNetServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === "string") throw new Error("no port");
-  return address.port;
 }
 
 describe("readiness and the listeners", () => {

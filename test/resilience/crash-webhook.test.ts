@@ -8,13 +8,13 @@
  *
  * `RESILIENCE_LONG=1` runs 60 kills instead of 12; `RESILIENCE_SEED=N` replays a sequence.
  */
-import { createServer } from "node:net";
 import { Rng } from "@retention-sync/emulator";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RetentionClient } from "../../src/api/client.js";
 import { bundleEntry } from "../helpers/bundle-entry.js";
 import { type DaemonProcess, logLines, spawnDaemon } from "../helpers/daemon-process.js";
 import { type DaemonWorld, daemonEnv, startDaemonWorld } from "../helpers/daemon-world.js";
+import { freePort } from "../helpers/free-port.js";
 import { checkDelivery, eventually, type Scenario, setUpScenario, slugs } from "./support/resilience-scenario.js";
 
 const LONG = process.env.RESILIENCE_LONG === "1";
@@ -33,16 +33,6 @@ beforeAll(async () => {
   scenario = await setUpScenario(world);
 }, 60_000);
 afterAll(async () => world.close());
-
-/** A port free now, for a receiver that must keep one address across restarts. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === "string") throw new Error("no port");
-  return address.port;
-}
 
 function configYaml(port: number): string {
   return `api: { requestsPerMinute: 6000, timeoutSeconds: 5, maxRetries: 6 }
