@@ -13,6 +13,7 @@ import { loadConfig } from "../../src/config/load-config.js";
 import { captureStream } from "../helpers/capture-stream.js";
 import { type DaemonWorld, daemonEnv, startDaemonWorld } from "../helpers/daemon-world.js";
 import { freePort } from "../helpers/free-port.js";
+import { until } from "../helpers/until.js";
 import { messageText } from "./support/alert-harness.js";
 import { trackedPeople } from "./support/tracked-people.js";
 
@@ -23,16 +24,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await world?.close();
 });
-
-async function until<T>(what: string, check: () => T | undefined | Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
 
 /** The export with `person` in `department`. */
 const exportWith = (person: Employee, department: string) =>

@@ -12,6 +12,7 @@ import { API_KEY_FIX, API_URL_FIX } from "../../src/errors.js";
 import { captureStream } from "../helpers/capture-stream.js";
 import { type FakeSlack, startFakeSlack } from "../helpers/fake-slack.js";
 import { useEmulator } from "../helpers/start-emulator.js";
+import { until } from "../helpers/until.js";
 import { runCli } from "./cli-harness.js";
 
 const emulator = useEmulator({ rateLimitPerMinute: 100_000 });
@@ -133,13 +134,3 @@ describe("a bot that is not in its channel", () => {
     }
   });
 });
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}

@@ -12,6 +12,7 @@ import { captureStream } from "../helpers/capture-stream.js";
 import { type DaemonWorld, daemonEnv, startDaemonWorld } from "../helpers/daemon-world.js";
 import { freePort } from "../helpers/free-port.js";
 import { makePeople, toCsv } from "../helpers/roster-files.js";
+import { until } from "../helpers/until.js";
 import { runCli } from "./cli-harness.js";
 
 let world: DaemonWorld;
@@ -19,17 +20,6 @@ beforeEach(async () => {
   world = await startDaemonWorld();
 });
 afterEach(async () => world.close());
-
-/** A port free on loopback now: `status` must find the daemon where the config says it listens. */
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 /** The bytes of the state database and its WAL files, to prove a reader changed nothing. */
 function stateFingerprint(file: string): Record<string, string> {

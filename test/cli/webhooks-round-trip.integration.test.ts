@@ -9,6 +9,7 @@ import { captureStream } from "../helpers/capture-stream.js";
 import { type DaemonWorld, daemonEnv, startDaemonWorld } from "../helpers/daemon-world.js";
 import { freePort } from "../helpers/free-port.js";
 import { registerSecret } from "../helpers/known-secrets.js";
+import { until } from "../helpers/until.js";
 import { runCli } from "./cli-harness.js";
 
 let world: DaemonWorld;
@@ -17,14 +18,6 @@ beforeEach(async () => {
   world = await startDaemonWorld({ allowLoopbackWebhooks: true });
 });
 afterEach(async () => world.close());
-
-async function until<T>(probe: () => Promise<T | undefined>): Promise<T> {
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
 
 describe("webhooks register, then run", () => {
   it("an event the emulator raises reaches Slack through the registered receiver", async () => {
@@ -56,13 +49,13 @@ describe("webhooks register, then run", () => {
     });
     try {
       const started = () => stdout.text().includes('"msg":"retention-sync daemon started"');
-      await until(async () => (started() ? true : undefined));
+      await until("the daemon started", async () => (started() ? true : undefined));
       await emulator.control.signals({
         employeeId: await firstPersonId(world),
         riskScore: 0.9,
         changeType: "open_to_work",
       });
-      const posted = await until(async () => slack.posted("#hr-alerts")[0]);
+      const posted = await until("the alert on Slack", async () => slack.posted("#hr-alerts")[0]);
       expect(JSON.stringify(posted)).toContain("roundtrip");
       // The service delivered the event and the receiver took it (a 2xx).
       const [endpoint] = JSON.parse(

@@ -10,6 +10,7 @@ import { captureStream } from "../helpers/capture-stream.js";
 import { type DaemonWorld, daemonEnv, startDaemonWorld } from "../helpers/daemon-world.js";
 import { freePort } from "../helpers/free-port.js";
 import { registerSecret } from "../helpers/known-secrets.js";
+import { until } from "../helpers/until.js";
 
 let world: DaemonWorld;
 
@@ -21,14 +22,6 @@ afterEach(async () => world.close());
 function metric(text: string, name: string, labels: string): number | undefined {
   const line = text.split("\n").find((l) => l.startsWith(`${name}{${labels}} `));
   return line === undefined ? undefined : Number(line.split(" ").pop());
-}
-
-async function until<T>(probe: () => Promise<T | undefined>): Promise<T> {
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
 }
 
 describe("alert metrics in webhook mode", () => {
@@ -65,12 +58,13 @@ describe("alert metrics in webhook mode", () => {
           .filter((l) => l.startsWith("{"))
           .map((l) => JSON.parse(l) as Record<string, unknown>);
       const ops = await until(
+        "the daemon started",
         async () => lines().find((l) => l.msg === "retention-sync daemon started")?.ops as string,
       );
       const scrape = async () => (await fetch(`${ops}/metrics`)).text();
       const lens = `retention:${emulator.organizationId}`;
       // The start-up pass (the backstop's first) read the lens: its age starts at 0.
-      const age = await until(async () =>
+      const age = await until("the cursor age", async () =>
         metric(await scrape(), "retention_sync_cursor_age_seconds", `lens="${lens}"`),
       );
       expect(age).toBeLessThan(60);
@@ -78,8 +72,8 @@ describe("alert metrics in webhook mode", () => {
       const [person] = (await writer.listEmployees()).items;
       if (!person) throw new Error("the seeded person");
       await emulator.control.signals({ employeeId: person.id, riskScore: 0.9, changeType: "open_to_work" });
-      await until(async () => (slack.posted("#hr-alerts").length > 0 ? true : undefined));
-      const text = await until(async () => {
+      await until("the alert on Slack", async () => (slack.posted("#hr-alerts").length > 0 ? true : undefined));
+      const text = await until("the post counted", async () => {
         const current = await scrape();
         return (metric(current, "retention_sync_alerts_total", 'outcome="posted"') ?? 0) >= 1 ? current : undefined;
       });

@@ -11,6 +11,7 @@ import { captureStream } from "../helpers/capture-stream.js";
 import { type DaemonWorld, daemonEnv, startDaemonWorld } from "../helpers/daemon-world.js";
 import { registerSecret } from "../helpers/known-secrets.js";
 import { makePeople, toCsv } from "../helpers/roster-files.js";
+import { until } from "../helpers/until.js";
 
 let world: DaemonWorld;
 let configured: ConfiguredDaemon | undefined;
@@ -56,15 +57,6 @@ async function start(extra: Record<string, string>, config = CONFIG) {
     stderr: logs.stream,
   });
   return { daemon: configured.daemon, logs };
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>): Promise<T> {
-  for (let i = 0; i < 200; i += 1) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  throw new Error(`timed out waiting for ${what}`);
 }
 
 describe("run and the operator", () => {

@@ -8,6 +8,7 @@ import type { FakeSlack } from "../helpers/fake-slack.js";
 import { type ProxiedRequest, startGatedProxy } from "../helpers/gated-proxy.js";
 import { makePeople, toCsv } from "../helpers/roster-files.js";
 import type { TestEmulator } from "../helpers/start-emulator.js";
+import { until } from "../helpers/until.js";
 
 let world: DaemonWorld;
 let emulator: TestEmulator;
@@ -98,16 +99,6 @@ async function startRun(
       return exit;
     },
   };
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 const isBulkAdd = (r: ProxiedRequest) => r.method === "POST" && r.path.endsWith("/employees/bulk");

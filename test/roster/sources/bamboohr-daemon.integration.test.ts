@@ -10,6 +10,7 @@ import { loadConfig } from "../../../src/config/load-config.js";
 import { captureStream } from "../../helpers/capture-stream.js";
 import { type DaemonWorld, daemonEnv, startDaemonWorld } from "../../helpers/daemon-world.js";
 import { type BambooHrFake, samplePeople, startBambooHrFake } from "../../helpers/fakes/bamboohr-fake.js";
+import { until } from "../../helpers/until.js";
 
 let world: DaemonWorld;
 let fake: BambooHrFake;
@@ -54,15 +55,6 @@ async function start(apiKey = fake.apiKey) {
     stderr: logs.stream,
   });
   return { daemon: configured.daemon, logs };
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>): Promise<T> {
-  for (let i = 0; i < 400; i += 1) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  throw new Error(`timed out waiting for ${what}`);
 }
 
 async function metric(opsUrl: string, line: string): Promise<string | undefined> {
