@@ -4,12 +4,12 @@
  * endpoint the service disabled after failures, and `alerts.webhook.publicUrl` not registered.
  */
 import { mkdtempSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { RetentionClient } from "../../src/api/client.js";
 import { type FakeSlack, startFakeSlack } from "../helpers/fake-slack.js";
+import { freePort } from "../helpers/free-port.js";
 import { registerSecret } from "../helpers/known-secrets.js";
 import { useEmulator } from "../helpers/start-emulator.js";
 import { runCli } from "./cli-harness.js";
@@ -59,15 +59,6 @@ async function register(url: string): Promise<string> {
   } finally {
     await client.close();
   }
-}
-
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === "string") throw new Error("no port");
-  return address.port;
 }
 
 describe("check: registered endpoints against the receiver", () => {
@@ -132,7 +123,7 @@ describe("check: registered endpoints against the receiver", () => {
 
   it("an endpoint the service disabled after failed deliveries: named, with webhooks enable as the fix", async () => {
     const control = emulator().control;
-    const id = await register(`http://127.0.0.1:${await closedPort()}/webhooks/retention`);
+    const id = await register(`http://127.0.0.1:${await freePort()}/webhooks/retention`);
     // The emulator disables an endpoint once 5 events in a row failed over at least a day.
     for (let i = 0; i < 4; i++) await control.pingWebhook(id);
     await control.advanceClock(25 * 3600);

@@ -3,8 +3,8 @@
  * the emulator on loopback: what is printed where (the signing secret on stdout, once), what the
  * service ends up holding, and the exit code and fix of each failure.
  */
-import { createServer } from "node:net";
 import { beforeEach, describe, expect, it } from "vitest";
+import { freePort } from "../helpers/free-port.js";
 import { registerSecret } from "../helpers/known-secrets.js";
 import { useEmulator } from "../helpers/start-emulator.js";
 import { runCli } from "./cli-harness.js";
@@ -38,15 +38,6 @@ async function registered(args: string[] = []): Promise<{ id: string; secret: st
 
 function occurrences(text: string, part: string): number {
   return text.split(part).length - 1;
-}
-
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === "string") throw new Error("no port");
-  return address.port;
 }
 
 describe("webhooks register", () => {
@@ -106,7 +97,7 @@ describe("webhooks register", () => {
   });
 
   it("lets http://127.0.0.1 through only because the API is the emulator on loopback", async () => {
-    const url = `http://127.0.0.1:${await closedPort()}/webhooks/retention`;
+    const url = `http://127.0.0.1:${await freePort()}/webhooks/retention`;
     const { id } = await registered(["--url", url]);
     expect(await held()).toMatchObject([{ id, url }]);
     const localhost = await webhooks(["register", "--url", "http://localhost:9401/webhooks/retention"]);
@@ -201,7 +192,7 @@ describe("webhooks list, enable, disable, delete", () => {
   });
 
   it("an unreachable service is exit 1, naming RETENTION_API_URL", async () => {
-    const result = await webhooks(["list"], env(emulator().writeKey, `http://127.0.0.1:${await closedPort()}/api/v1`));
+    const result = await webhooks(["list"], env(emulator().writeKey, `http://127.0.0.1:${await freePort()}/api/v1`));
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/unreachable .*check RETENTION_API_URL/);
   });

@@ -29,10 +29,10 @@ import {
   symlinkSync,
   writeFileSync,
 } from "node:fs";
-import { createServer } from "node:net";
 import { arch, platform, tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import pg from "pg";
+import { freePort } from "./free-port.js";
 
 export interface EmbeddedPostgresOptions {
   /** Server settings passed as `-c name=value` (besides listen address, port and no Unix socket). */
@@ -172,19 +172,6 @@ function usableBinaries(packaged: Binaries, user: RunAs | undefined): Binaries {
     );
   }
   return copied;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port")),
-      );
-    });
-  });
 }
 
 function run(command: string, args: string[], user: RunAs | undefined): Promise<string> {
