@@ -42,28 +42,20 @@ export interface Exclusion {
   readonly detail: string;
 }
 
-export const ROW_PROBLEM_REASONS = [
-  "missing-url",
+/** Reasons that need someone to fix the file (exit code 3); the other reasons are expected exclusions. */
+const ROW_ERROR_REASON_LIST = [
   "invalid-url",
   "opaque-id-url",
   "formula-cell",
   "malformed-row",
   "duplicate",
   "duplicate-id",
-  "terminated",
-  "out-of-scope",
 ] as const;
+
+export const ROW_PROBLEM_REASONS = ["missing-url", ...ROW_ERROR_REASON_LIST, "terminated", "out-of-scope"] as const;
 export type RowProblemReason = (typeof ROW_PROBLEM_REASONS)[number];
 
-/** Reasons that need someone to fix the file (exit code 3); the others are expected exclusions. */
-export const ROW_ERROR_REASONS: ReadonlySet<RowProblemReason> = new Set([
-  "invalid-url",
-  "opaque-id-url",
-  "formula-cell",
-  "malformed-row",
-  "duplicate",
-  "duplicate-id",
-]);
+export const ROW_ERROR_REASONS: ReadonlySet<RowProblemReason> = new Set(ROW_ERROR_REASON_LIST);
 
 /** Carries the row's identity: a person whose row broke is matched by it, not archived (hold-broken-rows). */
 export interface RowProblem extends RowIdentity {
