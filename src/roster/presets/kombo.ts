@@ -1,5 +1,6 @@
 import { LINKEDIN_KEYS, LINKEDIN_LABELS } from "./linkedin-names.js";
 import type { RosterPreset } from "./preset.js";
+import { UNIFIED_HRIS_PERSON_FIELDS } from "./unified-hris-fields.js";
 
 /**
  * Kombo's unified HRIS API, `GET /v1/hris/employees` (with `include_deleted=true`): a page
@@ -20,16 +21,10 @@ export const komboPreset: RosterPreset = {
       ...LINKEDIN_KEYS.map((key) => `custom_fields.${key}`),
       ...LINKEDIN_LABELS.map((label) => `integration_fields[label=${label}].value`),
     ],
-    employeeId: ["employee_number", "remote_id"],
-    name: ["display_full_name"],
-    firstName: ["first_name"],
-    lastName: ["last_name"],
-    email: ["work_email"],
-    // `groups` are always embedded: { id, remote_id, name, type: DEPARTMENT | TEAM | COST_CENTER }.
-    department: ["groups[type=DEPARTMENT].name"],
+    // `groups` (type DEPARTMENT | TEAM | COST_CENTER) and `manager` are always embedded.
+    ...UNIFIED_HRIS_PERSON_FIELDS,
     title: ["job_title"],
     location: ["work_location.name"],
-    managerEmail: ["manager.work_email"],
     // ACTIVE | PENDING | INACTIVE | LEAVE: INACTIVE reads as left, LEAVE (still employed) is in
     // scope, PENDING (contract signed, not started) is out of scope.
     status: ["employment_status"],

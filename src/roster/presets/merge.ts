@@ -1,5 +1,6 @@
 import { LINKEDIN_KEYS } from "./linkedin-names.js";
 import type { RosterPreset } from "./preset.js";
+import { UNIFIED_HRIS_PERSON_FIELDS } from "./unified-hris-fields.js";
 
 /**
  * Merge's unified HRIS API, `GET /api/hris/v1/employees` (with `include_deleted_data=true`): a page
@@ -27,21 +28,14 @@ export const mergePreset: RosterPreset = {
       ...LINKEDIN_TARGETS.map((key) => `field_mappings.linked_account_defined_targets.${key}`),
       ...LINKEDIN_TARGETS.map((key) => `custom_fields.${key}`),
     ],
-    // `employee_number` is the number shown in the HRIS; `remote_id` the HRIS's own id.
-    employeeId: ["employee_number", "remote_id"],
-    name: ["display_full_name"],
-    firstName: ["first_name"],
-    lastName: ["last_name"],
-    email: ["work_email"],
-    // Only with `expand=groups`: a Group of type DEPARTMENT.
-    department: ["groups[type=DEPARTMENT].name"],
+    // The department only with `expand=groups`; the manager only with `expand=manager` (the manager
+    // is then a whole Employee).
+    ...UNIFIED_HRIS_PERSON_FIELDS,
     // Only with `expand=employments`. Merge says `effective_date` orders a person's employments; the
     // first one listed is read (see the docs page for people with several employments).
     title: ["employments.0.job_title"],
     // Only with `expand=work_location`.
     location: ["work_location.name", "work_location.city"],
-    // Only with `expand=manager`: the manager is then a whole Employee.
-    managerEmail: ["manager.work_email"],
     // ACTIVE | PENDING | INACTIVE. INACTIVE reads as left; PENDING (not started yet) is out of scope.
     status: ["employment_status"],
     // FULL_TIME | PART_TIME | INTERN | CONTRACTOR | FREELANCE, only with `expand=employments`.
