@@ -13,6 +13,8 @@ const SAMPLES: Record<string, () => unknown> = {
   ConfigError: () => new errors.ConfigError("config", [{ path: "a", message: "m" }]),
   LocalValidationError: () => new errors.LocalValidationError("p", "m"),
   ExplainedError: () => new errors.ExplainedError("m", { cause: new errors.UsageError("m") }),
+  // Abstract: any of its subclasses stands for it.
+  ApiCallError: () => new errors.ApiNetworkError("GET", "/x", "reset"),
   ApiError: () => new errors.ApiError(init),
   InvalidRequestError: () => new errors.InvalidRequestError(init),
   AuthenticationError: () => new errors.AuthenticationError(init),

@@ -21,32 +21,49 @@ export function isServiceErrorCode(value: unknown): value is ServiceErrorCode {
   return typeof value === "string" && (SERVICE_ERROR_CODES as readonly string[]).includes(value);
 }
 
-export interface ApiErrorInit {
+/** The call of the service an error is about. */
+export interface ApiCall {
+  readonly method: string;
+  readonly path: string;
+}
+
+/**
+ * Any failure of one call of the service (an error status, no answer, a broken body): it names the
+ * call, and is a runtime failure unless a subclass knows better.
+ */
+export abstract class ApiCallError extends RetentionSyncError implements ApiCall {
+  readonly exitCode: ExitCode = EXIT_RUNTIME;
+  readonly method: string;
+  readonly path: string;
+  constructor(call: ApiCall, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.method = call.method;
+    this.path = call.path;
+  }
+}
+
+export interface ApiErrorInit extends ApiCall {
   readonly status: number;
   readonly code?: ServiceErrorCode | undefined;
   readonly message: string;
-  readonly method: string;
-  readonly path: string;
   readonly retryAfterSeconds?: number | undefined;
   /** The parsed error body, for fields the spec leaves unnamed (e.g. the 409 mismatch's real company). */
   readonly body?: unknown;
 }
 
 /** The service answered with an HTTP error status. */
-export class ApiError extends RetentionSyncError {
-  readonly exitCode: ExitCode = EXIT_RUNTIME;
+export class ApiError extends ApiCallError {
   readonly status: number;
   readonly code: ServiceErrorCode | undefined;
-  readonly method: string;
-  readonly path: string;
   readonly retryAfterSeconds: number | undefined;
   readonly body: unknown;
   constructor(init: ApiErrorInit) {
-    super(`${init.method} ${init.path} failed with ${init.status}${init.code ? ` ${init.code}` : ""}: ${init.message}`);
+    super(
+      init,
+      `${init.method} ${init.path} failed with ${init.status}${init.code ? ` ${init.code}` : ""}: ${init.message}`,
+    );
     this.status = init.status;
     this.code = init.code;
-    this.method = init.method;
-    this.path = init.path;
     this.retryAfterSeconds = init.retryAfterSeconds;
     this.body = init.body;
   }
@@ -117,41 +134,26 @@ export function apiErrorFromStatus(init: ApiErrorInit): ApiError {
 }
 
 /** No HTTP answer at all: DNS, refused or reset connection. */
-export class ApiNetworkError extends RetentionSyncError {
-  readonly exitCode = EXIT_RUNTIME;
-  readonly method: string;
-  readonly path: string;
+export class ApiNetworkError extends ApiCallError {
   constructor(method: string, path: string, detail: string, options?: { cause?: unknown }) {
-    super(`${method} ${path}: network error: ${detail}`, options);
-    this.method = method;
-    this.path = path;
+    super({ method, path }, `${method} ${path}: network error: ${detail}`, options);
   }
 }
 
 /** The request did not complete within the configured timeout. */
-export class ApiTimeoutError extends RetentionSyncError {
-  readonly exitCode = EXIT_RUNTIME;
-  readonly method: string;
-  readonly path: string;
+export class ApiTimeoutError extends ApiCallError {
   readonly timeoutMs: number;
   constructor(method: string, path: string, timeoutMs: number, options?: { cause?: unknown }) {
-    super(`${method} ${path}: no response within ${timeoutMs} ms`, options);
-    this.method = method;
-    this.path = path;
+    super({ method, path }, `${method} ${path}: no response within ${timeoutMs} ms`, options);
     this.timeoutMs = timeoutMs;
   }
 }
 
 /** A 2xx answer whose body is not what the spec promises (not JSON, or missing required fields). */
-export class ApiResponseError extends RetentionSyncError {
-  readonly exitCode = EXIT_RUNTIME;
-  readonly method: string;
-  readonly path: string;
+export class ApiResponseError extends ApiCallError {
   readonly status: number;
   constructor(method: string, path: string, status: number, detail: string, options?: { cause?: unknown }) {
-    super(`${method} ${path}: unexpected response body (status ${status}): ${detail}`, options);
-    this.method = method;
-    this.path = path;
+    super({ method, path }, `${method} ${path}: unexpected response body (status ${status}): ${detail}`, options);
     this.status = status;
   }
 }
