@@ -18,7 +18,7 @@ export class HealthMonitor {
     private readonly staleAfterMs: number,
     private readonly clock: () => number = Date.now,
   ) {
-    this.signals = { storeOk: true, startedAt: clock() };
+    this.signals = { startedAt: clock() };
   }
 
   apiSucceeded(): void {
@@ -32,18 +32,13 @@ export class HealthMonitor {
     const reason = error instanceof Error ? error.message : String(error);
     this.signals = {
       ...this.signals,
-      lastApiFailureAt: this.clock(),
-      lastApiFailure: reason,
+      lastApiFailure: { at: this.clock(), reason },
       quarantine: needsOperator(error) ? reason : this.signals.quarantine,
     };
   }
 
   storeFailed(error: unknown): void {
-    this.signals = {
-      ...this.signals,
-      storeOk: false,
-      storeError: error instanceof Error ? error.message : String(error),
-    };
+    this.signals = { ...this.signals, storeProblem: error instanceof Error ? error.message : String(error) };
   }
 
   /** Replicas: leading (the service's answers count again, from now) or standing by. */
@@ -78,7 +73,7 @@ export class HealthMonitor {
   }
 
   storeRecovered(): void {
-    this.signals = { ...this.signals, storeOk: true, storeError: undefined };
+    this.signals = { ...this.signals, storeProblem: undefined };
   }
 
   /** Where readiness reads the pause of the shared request budget (`RateLimiter.pausedUntilMs`). */

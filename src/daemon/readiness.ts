@@ -1,12 +1,17 @@
+/** A failed call to the service: when (epoch ms), and why in words. */
+export interface ApiFailure {
+  readonly at: number;
+  readonly reason: string;
+}
+
 /** What the ops server knows about the daemon's health, updated by the jobs as they run. */
 export interface HealthSignals {
-  readonly storeOk: boolean;
-  readonly storeError?: string | undefined;
+  /** Why the state store fails, in words; absent while it works. */
+  readonly storeProblem?: string | undefined;
   /** Last time a call to the service succeeded (any job). */
   readonly lastApiSuccessAt?: number | undefined;
-  /** Last failure of a call to the service, with a human reason. */
-  readonly lastApiFailureAt?: number | undefined;
-  readonly lastApiFailure?: string | undefined;
+  /** Last failure of a call to the service. */
+  readonly lastApiFailure?: ApiFailure | undefined;
   /** Set when an operator must act (revoked key, read-only key, inactive subscription): retrying cannot help. */
   readonly quarantine?: string | undefined;
   /**
@@ -61,8 +66,8 @@ function evaluate(signals: HealthSignals, now: number, staleAfterMs: number): Re
     const verb = starting.length === 1 ? "is" : "are";
     return { ready: false, reason: `starting: ${starting.join(" and ")} ${verb} not listening yet` };
   }
-  if (!signals.storeOk)
-    return { ready: false, reason: `state store unavailable: ${signals.storeError ?? "unknown error"}` };
+  if (signals.storeProblem !== undefined)
+    return { ready: false, reason: `state store unavailable: ${signals.storeProblem}` };
   if (signals.leaderLockProblem !== undefined) return { ready: false, reason: signals.leaderLockProblem };
   // A standby calls nothing: it is ready to take over (and to accept webhooks) while the store works
   // and its last attempt at the leader lock answered (another replica holds it).
@@ -77,9 +82,9 @@ function evaluate(signals: HealthSignals, now: number, staleAfterMs: number): Re
     };
   }
   const lastSuccess = signals.lastApiSuccessAt;
-  const lastFailure = signals.lastApiFailureAt;
-  if (lastFailure !== undefined && (lastSuccess === undefined || lastFailure > lastSuccess)) {
-    return { ready: false, reason: `service unreachable or failing: ${signals.lastApiFailure ?? "unknown error"}` };
+  const lastFailure = signals.lastApiFailure;
+  if (lastFailure !== undefined && (lastSuccess === undefined || lastFailure.at > lastSuccess)) {
+    return { ready: false, reason: `service unreachable or failing: ${lastFailure.reason}` };
   }
   if (lastSuccess === undefined) {
     return now - signals.startedAt <= staleAfterMs

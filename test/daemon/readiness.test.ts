@@ -24,20 +24,18 @@ const STALE = 60_000;
 
 describe("evaluateReadiness", () => {
   it("is ready during the start-up grace and not after it without a success", () => {
-    expect(evaluateReadiness({ storeOk: true, startedAt: 0 }, 1_000, STALE)).toEqual({
+    expect(evaluateReadiness({ startedAt: 0 }, 1_000, STALE)).toEqual({
       ready: true,
       reason: "starting",
     });
-    expect(evaluateReadiness({ storeOk: true, startedAt: 0 }, STALE + 1, STALE).ready).toBe(false);
+    expect(evaluateReadiness({ startedAt: 0 }, STALE + 1, STALE).ready).toBe(false);
   });
 
   it("turns not ready on a failure newer than the last success, and ready again after a success", () => {
     const failing = {
-      storeOk: true,
       startedAt: 0,
       lastApiSuccessAt: 10,
-      lastApiFailureAt: 20,
-      lastApiFailure: "ECONNREFUSED",
+      lastApiFailure: { at: 20, reason: "ECONNREFUSED" },
     };
     expect(evaluateReadiness(failing, 30, STALE)).toEqual({
       ready: false,
@@ -47,8 +45,8 @@ describe("evaluateReadiness", () => {
   });
 
   it("turns not ready when the last success is too old or the store is down", () => {
-    expect(evaluateReadiness({ storeOk: true, startedAt: 0, lastApiSuccessAt: 0 }, STALE + 1, STALE).ready).toBe(false);
-    const down = evaluateReadiness({ storeOk: false, storeError: "SQLITE_FULL", startedAt: 0 }, 1, STALE);
+    expect(evaluateReadiness({ startedAt: 0, lastApiSuccessAt: 0 }, STALE + 1, STALE).ready).toBe(false);
+    const down = evaluateReadiness({ storeProblem: "SQLITE_FULL", startedAt: 0 }, 1, STALE);
     expect(down).toEqual({ ready: false, reason: "state store unavailable: SQLITE_FULL" });
   });
 });
@@ -121,7 +119,7 @@ describe("listeners", () => {
 
 describe("a paused request budget", () => {
   it("is not ready while the budget is paused, with the time left, and ready again after", () => {
-    const signals = { storeOk: true, startedAt: 0, lastApiSuccessAt: 1_000, budgetPausedUntil: 61_000 };
+    const signals = { startedAt: 0, lastApiSuccessAt: 1_000, budgetPausedUntil: 61_000 };
     const paused = evaluateReadiness(signals, 1_500, STALE);
     expect(paused.ready).toBe(false);
     expect(paused.reason).toMatch(/request budget paused for 60 s more .*429/);
