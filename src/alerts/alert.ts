@@ -1,5 +1,6 @@
 import type { RiskLevel } from "../api/spec-records.js";
 import { threadKeyOf } from "../interactive/action-target.js";
+import type { HrisDetails } from "./hris-details.js";
 import type { Lens } from "./lens.js";
 
 /** The person an alert is about, after enrichment (API employee record + HRIS row). */
@@ -16,17 +17,7 @@ export interface AlertPerson {
   /** From the HRIS roster, for the optional manager DM. */
   readonly managerEmail?: string | undefined;
   /** What the HRIS roster file says about the person, when they are in it (shown as HR data). */
-  readonly hris?: HrisContext | undefined;
-}
-
-/** The roster file's row of a person, as shown on an alert. */
-export interface HrisContext {
-  readonly employeeId?: string | undefined;
-  readonly title?: string | undefined;
-  readonly department?: string | undefined;
-  readonly managerEmail?: string | undefined;
-  /** The manager's name, when the manager is in the roster file too. */
-  readonly managerName?: string | undefined;
+  readonly hris?: HrisDetails | undefined;
 }
 
 /**

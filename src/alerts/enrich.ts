@@ -1,18 +1,10 @@
 import type { ChangeItem } from "../api/change-item.js";
 import type { Employee } from "../api/spec-records.js";
 import type { Logger } from "../logger.js";
-import type { Alert, HrisContext } from "./alert.js";
+import type { Alert } from "./alert.js";
+import type { HrisDetails } from "./hris-details.js";
 import type { Lens } from "./lens.js";
 
-/** What the HRIS roster knows about a person, found by profile URL. */
-export interface HrisDetails {
-  readonly department?: string | undefined;
-  readonly managerEmail?: string | undefined;
-  readonly employeeId?: string | undefined;
-  readonly title?: string | undefined;
-  /** The manager's name, when the manager's email is in the roster file too. */
-  readonly managerName?: string | undefined;
-}
 export type HrisLookup = (networkUrl: string) => HrisDetails | undefined;
 
 export interface EnrichDeps {
@@ -33,7 +25,7 @@ export interface EnrichDeps {
 const text = (value: string | null | undefined): string | undefined => (value?.trim() ? value.trim() : undefined);
 
 /** The HRIS row as shown on an alert; undefined when the person is not in the roster file. */
-function hrisContext(hris: HrisDetails | undefined): HrisContext | undefined {
+function trimmedHris(hris: HrisDetails | undefined): HrisDetails | undefined {
   if (!hris) return undefined;
   return {
     employeeId: text(hris.employeeId),
@@ -105,7 +97,7 @@ export class ChangeEnricher {
         profileUrl,
         dashboardUrl,
         managerEmail: text(hris?.managerEmail),
-        hris: hrisContext(hris),
+        hris: trimmedHris(hris),
       },
     };
   }

@@ -2,7 +2,8 @@ import type { Config } from "../config/schema.js";
 import { canonicalProfileUrl } from "../roster/canonical-profile-url.js";
 import { readRoster, rosterReadOptions } from "../roster/read-roster.js";
 import type { KeptExport } from "../roster/sources/last-pull.js";
-import type { HrisDetails, HrisLookup } from "./enrich.js";
+import type { HrisLookup } from "./enrich.js";
+import type { HrisDetails } from "./hris-details.js";
 
 /**
  * Builds the HR data lookup (department, manager, employee id, HR title) from the HRIS export,
