@@ -3,7 +3,8 @@ import { escapeMrkdwn, singleLine } from "../slack/slack-text.js";
 import { approvedInSlackBlock, heldPlanBlocks } from "./held-plan-slack.js";
 import type { EndedHold, KeptPerson } from "./plan-types.js";
 import { describeHoldEnd, describeStop, describeWho } from "./plan-words.js";
-import { type ReconcileReport, ROUTINE_DEFERRALS } from "./report.js";
+import type { ReconcileReport } from "./report.js";
+import { ROUTINE_DEFERRALS } from "./report-attention.js";
 import { deferredLine, failureLine, refusalLine, stepLine, stepSections } from "./report-text.js";
 import { problemPlace, ROW_ERROR_REASONS } from "./roster-rows.js";
 

@@ -1,6 +1,7 @@
 import type { Billing } from "../api/schemas.js";
 import { EXIT_OK, EXIT_PARTIAL, type ExitCode } from "../errors.js";
 import type { ApplyCounts, ApplyResult, Refusal, StepFailure } from "./apply-plan.js";
+import { countBy } from "./count-by.js";
 import type { HeldPlan, HeldPlanLifts } from "./held-plans.js";
 import type {
   DeferredItem,
@@ -19,8 +20,9 @@ import type {
 } from "./plan-types.js";
 import { describeReason } from "./plan-words.js";
 import type { RosterFile } from "./read-roster.js";
-import { ROW_ERROR_REASONS, type RowProblem, type RowProblemReason } from "./roster-rows.js";
-import type { BillingState, DeferReason, SeatBudget } from "./seat-budget.js";
+import { attentionOf } from "./report-attention.js";
+import type { RowProblem, RowProblemReason } from "./roster-rows.js";
+import type { BillingState, SeatBudget } from "./seat-budget.js";
 
 /** One person of the plan as the report lists them: the change, who, and why in words. */
 export interface ReportStep {
@@ -200,13 +202,6 @@ export interface HeldPlanSummary {
   readonly lifts: HeldPlanLifts;
 }
 
-/** Deferrals the service lifts by itself (daily allowances, a stop): routine, not a person's job. */
-export const ROUTINE_DEFERRALS: ReadonlySet<DeferReason> = new Set<DeferReason>([
-  "api-seat-allowance",
-  "seat-quota-exceeded",
-  "row-quota-exceeded",
-]);
-
 export function reportStep(change: StepKind, person: Named, tracked?: boolean): ReportStep {
   return {
     change,
@@ -328,61 +323,6 @@ function heldPlanSummary(held: HeldPlan): HeldPlanSummary {
     monthlyCostDeltaUsd: held.monthlyCostDeltaUsd,
     lifts: held.lifts,
   };
-}
-
-export function countBy<T>(items: readonly T[], key: (item: T) => string): Record<string, number> {
-  const out: Record<string, number> = {};
-  for (const item of items) out[key(item)] = (out[key(item)] ?? 0) + 1;
-  return out;
-}
-
-const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
-
-/**
- * What needs a person, in words; empty for a routine run. Row problems and archives held for broken
- * rows count once per export (`reported`): the same file read again is not news. Deferrals by a
- * daily allowance lift by themselves; a cap the operator set, a trial or billing does not.
- */
-export function attentionOf(parts: {
-  readonly findings: readonly Finding[];
-  readonly deferred: readonly DeferredItem[];
-  readonly problems: readonly RowProblem[];
-  /** The first run of this export: its row problems and held archives are news. */
-  readonly reported: boolean;
-  readonly held: number;
-  readonly refusals: number;
-  readonly failures: number;
-  readonly interrupted: boolean;
-}): string[] {
-  const out: string[] = [];
-  for (const f of parts.findings) {
-    if (f.kind === "mass-archive-guard")
-      out.push("the mass-archive guard holds archives back: approve or fix the export");
-    else if (f.kind === "billing-blocked") out.push(`billing: ${f.message}`);
-    else if (f.kind === "stale-export") out.push(f.message);
-    else if (f.kind === "read-only-key" && f.severity === "error") out.push(f.message);
-  }
-  const stuck = parts.deferred.filter((d) => !ROUTINE_DEFERRALS.has(d.reason) && d.reason !== "interrupted");
-  if (stuck.length > 0) {
-    const why = Object.entries(countBy(stuck, (d) => d.reason))
-      .map(([reason, n]) => `${reason} ${n}`)
-      .join(", ");
-    out.push(`${plural(stuck.length, "change")} deferred until a cap or billing changes (${why})`);
-  }
-  if (parts.reported) {
-    const errors = parts.problems.filter((p) => ROW_ERROR_REASONS.has(p.reason)).length;
-    if (errors > 0) out.push(`${plural(errors, "row")} of the export need fixing`);
-    if (parts.held > 0) out.push(`${plural(parts.held, "archive")} held for broken rows`);
-  }
-  if (parts.refusals > 0) out.push(`${plural(parts.refusals, "person", "people")} refused by the service`);
-  if (parts.failures > 0) out.push(`${plural(parts.failures, "change")} failed or unconfirmed`);
-  if (parts.interrupted) out.push("interrupted: the next run finishes the work");
-  return out;
-}
-
-/** Exit code 3 exactly when something needs attention (`attentionOf`), else 0. */
-export function reportExitCode(parts: Parameters<typeof attentionOf>[0]): ExitCode {
-  return attentionOf(parts).length > 0 ? EXIT_PARTIAL : EXIT_OK;
 }
 
 export function plannedCounts(plan: Pick<ReconcilePlan, "steps">): ReconcileReport["planned"] {

@@ -5,14 +5,8 @@ import { diffRoster, EMPTY_MEMORY } from "../../src/roster/diff-roster.js";
 import { planReconcile, refusedPlan } from "../../src/roster/plan-reconcile.js";
 import type { ReconcilePlan } from "../../src/roster/plan-types.js";
 import type { RosterFile } from "../../src/roster/read-roster.js";
-import {
-  attentionOf,
-  buildReport,
-  type ReconcileOutcome,
-  type ReconcileReport,
-  reportExitCode,
-  reportedProblems,
-} from "../../src/roster/report.js";
+import { buildReport, type ReconcileOutcome, type ReconcileReport, reportedProblems } from "../../src/roster/report.js";
+import { attentionOf, reportExitCode } from "../../src/roster/report-attention.js";
 import { renderReportSlack, SLACK_LIST_LIMIT, slackCodeText } from "../../src/roster/report-slack.js";
 import { renderReportText } from "../../src/roster/report-text.js";
 import type { RosterPerson } from "../../src/roster/roster-rows.js";
