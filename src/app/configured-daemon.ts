@@ -320,6 +320,7 @@ export async function startConfiguredDaemon(
         stopWatching();
         rosterProbe?.stop();
         const result = await daemon.stop(reason);
+        await interactivity?.close();
         await runtime.close();
         return result;
       },

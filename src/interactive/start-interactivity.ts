@@ -8,7 +8,7 @@ import type { InteractivitySettings } from "./interactive-settings.js";
 import { webClientInteractiveSlack } from "./interactive-slack.js";
 import { PlanApprovals, type ReconcileApprovals } from "./plan-approvals.js";
 import { type SocketState, type SocketTransport, socketModeTransport } from "./socket-transport.js";
-import { UsergroupCache } from "./usergroup-cache.js";
+import { UsergroupCache, usergroupKvCache } from "./usergroup-cache.js";
 
 export interface InteractivityWiring {
   readonly settings: InteractivitySettings;
@@ -39,6 +39,8 @@ export interface Interactivity {
   readonly httpRoute:
     | { readonly path: string; readonly handler: ReturnType<typeof slackInteractivityHandler> }
     | undefined;
+  /** Closes the user-group cache's file; after the daemon stopped (no press is being applied). */
+  close(): Promise<void>;
 }
 
 /** The buttons' machinery from the settings: the actions, and in Socket Mode the connection. */
@@ -46,7 +48,11 @@ export function createInteractivity(wiring: InteractivityWiring): Interactivity 
   const logger = wiring.logger.child({ component: "slack-actions" });
   const slack = webClientInteractiveSlack(wiring.slack);
   const journal = new ActionJournal(wiring.store);
-  const usergroups = new UsergroupCache((group) => slack.usergroupMembers(group), logger);
+  const usergroups = new UsergroupCache(
+    (group) => slack.usergroupMembers(group),
+    logger,
+    usergroupKvCache(wiring.store.location, logger),
+  );
   const plans = wiring.approvals
     ? new PlanApprovals({
         store: wiring.store,
@@ -101,6 +107,7 @@ export function createInteractivity(wiring: InteractivityWiring): Interactivity 
     actions,
     transport,
     httpRoute,
+    close: () => usergroups.close(),
     leaderService: {
       name: "slack-interactivity",
       async start() {

@@ -49,11 +49,13 @@ describe("what `retention-sync run` loads at start", () => {
     expect(packages).toContain("sqlite3");
   });
 
-  it("leaves out what only some configurations use: Postgres, Socket Mode, SFTP, the roster flow, the buttons", () => {
-    expect([...packages].filter((p) => /^(pg|@slack\/socket-mode|ssh2|ssh2-sftp-client)$/.test(p))).toEqual([]);
+  it("leaves out what only some configurations use: Postgres, Socket Mode, SFTP, the roster flow, the buttons, keyv", () => {
+    expect(
+      [...packages].filter((p) => /^(pg|@slack\/socket-mode|ssh2|ssh2-sftp-client|keyv|@keyv\/sqlite)$/.test(p)),
+    ).toEqual([]);
     expect(
       relative.filter((f) =>
-        /^(store\/postgres-state-store|roster\/(reconcile-once|read-roster|presets\/index|sources\/roster-puller)|interactive\/(start-interactivity|socket-transport)|alerts\/hris-lookup)\.ts$/.test(
+        /^(store\/postgres-state-store|roster\/(reconcile-once|read-roster|presets\/index|sources\/roster-puller)|interactive\/(start-interactivity|socket-transport|usergroup-cache)|store\/kv-cache|alerts\/hris-lookup)\.ts$/.test(
           f,
         ),
       ),

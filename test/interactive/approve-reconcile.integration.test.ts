@@ -4,9 +4,12 @@
  * Approve; Review shows the plan to the presser only; Approve by an allowed user applies exactly
  * the plan, once, and a stale plan is refused with nothing changed.
  */
+import { statSync } from "node:fs";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ActionJournal, isPlanEntry } from "../../src/interactive/action-journal.js";
 import { actionRows } from "../../src/interactive/action-list.js";
+import { UsergroupCache, usergroupKvCache } from "../../src/interactive/usergroup-cache.js";
+import { silentLogger } from "../../src/logger.js";
 import { openStateStore } from "../../src/store/state-store.js";
 import type { FakeSlackMessage } from "../helpers/fake-slack.js";
 import { type HrisPerson, makePeople, toCsv, urlOf } from "../helpers/roster-files.js";
@@ -244,5 +247,16 @@ describe("approving a held reconcile from Slack", () => {
     await writeExport([...people, ...makePeople(1, { prefix: "joiner" })]);
     await configured.daemon.reconcileNow();
     expect([...(await serviceRoster()).values()].filter((p) => p.tracked)).toHaveLength(5);
+
+    // The group's members the daemon read are in keyv's file beside the state, owner-only, closed at stop.
+    await world.stop();
+    const state = `${world.files.dir}/state.sqlite`;
+    expect(statSync(`${state}.cache.sqlite`).mode & 0o777).toBe(0o600);
+    const slackDown = async (): Promise<string[]> => {
+      throw new Error("slack is down");
+    };
+    const cache = new UsergroupCache(slackDown, silentLogger(), usergroupKvCache(state, silentLogger()));
+    expect(await cache.members([HR_GROUP])).toEqual(new Map([[HR_GROUP, [GROUP_MEMBER]]]));
+    await cache.close();
   });
 });
