@@ -16,28 +16,22 @@ import {
   withTimeout,
 } from "./postgres-session.js";
 import { postgresUrlPassword, redactedPostgresUrl } from "./postgres-url.js";
-import type {
-  DurableQueue,
-  Fence,
-  KeySet,
-  KeyValueNamespace,
-  StateStore,
-  StoreScope,
-  SweepReport,
-} from "./store-types.js";
+import { ScopeDelegate } from "./scope-delegate.js";
+import type { Fence, StateStore, StoreScope, SweepReport } from "./store-types.js";
 
 export { isPostgresUrl, postgresUrlPassword, redactedPostgresUrl } from "./postgres-url.js";
 
 /** The Postgres engine: one pool for the operations, a dedicated session for the leader lock. */
-class PostgresStateStore implements StateStore {
+class PostgresStateStore extends ScopeDelegate implements StateStore {
   private readonly run: Runner;
-  private readonly scope: StoreScope;
+  protected readonly scope: StoreScope;
 
   constructor(
     private readonly ctx: PgContext,
     readonly election: PgElection,
     private readonly fence: Fence | undefined,
   ) {
+    super();
     const pool: Sql = (text, params) => ctx.pool.query(text, params);
     this.run = async (action, write, work) => {
       if (write && fence) return this.inTransaction(action, (client) => work(client));
@@ -52,18 +46,6 @@ class PostgresStateStore implements StateStore {
 
   get location(): string {
     return this.ctx.location;
-  }
-
-  namespace(name: string): KeyValueNamespace {
-    return this.scope.namespace(name);
-  }
-
-  queue<T, H = never>(name: string): DurableQueue<T, H> {
-    return this.scope.queue<T, H>(name);
-  }
-
-  keySet(name: string): KeySet {
-    return this.scope.keySet(name);
   }
 
   fenced(fence: Fence): StateStore {

@@ -1,26 +1,19 @@
 import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import { prepareStateFiles, tightenStateFiles } from "./private-state-files.js";
+import { ScopeDelegate } from "./scope-delegate.js";
 import { openSqliteConnection, type SqliteConnection } from "./sqlite-connection.js";
 import { SqliteNamespace } from "./sqlite-namespace.js";
 import { SqliteKeySet, SqliteQueue } from "./sqlite-queue.js";
 import { Gate, type Runner, storeFailure } from "./sqlite-run.js";
 import { changesOf, ensureSchema, type Query, type SchemaReport } from "./sqlite-schema.js";
-import type {
-  DurableQueue,
-  Fence,
-  KeySet,
-  KeyValueNamespace,
-  StateStore,
-  StoreScope,
-  SweepReport,
-} from "./store-types.js";
+import type { Fence, StateStore, StoreScope, SweepReport } from "./store-types.js";
 
-export class SqliteStateStore implements StateStore {
+export class SqliteStateStore extends ScopeDelegate implements StateStore {
   private readonly gate = new Gate();
   private closed = false;
   private readonly gated: Runner;
-  private readonly scope: StoreScope;
+  protected readonly scope: StoreScope;
   private readonly query: Query;
 
   constructor(
@@ -28,6 +21,7 @@ export class SqliteStateStore implements StateStore {
     readonly location: string,
     private readonly file: string | undefined,
   ) {
+    super();
     this.query = connection.query;
     this.gated = (action, work) =>
       this.gate.run(async () => {
@@ -46,18 +40,6 @@ export class SqliteStateStore implements StateStore {
       queue: <T, H = never>(name: string) => new SqliteQueue<T, H>(this.query, name, run, inTransaction),
       keySet: (name) => new SqliteKeySet(this.query, name, run),
     };
-  }
-
-  namespace(name: string): KeyValueNamespace {
-    return this.scope.namespace(name);
-  }
-
-  queue<T, H = never>(name: string): DurableQueue<T, H> {
-    return this.scope.queue<T, H>(name);
-  }
-
-  keySet(name: string): KeySet {
-    return this.scope.keySet(name);
   }
 
   /** One process per file (the instance lease in `daemon.lock`): no election. */
