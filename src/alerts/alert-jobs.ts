@@ -4,7 +4,7 @@ import type { RefusalReason } from "../refusal-tally.js";
 import { lastPulledExport } from "../roster/sources/last-pull.js";
 import { type AlertPipeline, type AlertPipelineOptions, createAlertPipeline } from "./alert-pipeline.js";
 import { type Every, HrisSource } from "./hris-source.js";
-import type { PollReport } from "./poll-changes.js";
+import type { PollReport } from "./poll-report.js";
 import { startWebhookReceiver, type WebhookReceiver } from "./receive-webhook.js";
 
 export interface AlertJobs {

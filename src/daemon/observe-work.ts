@@ -1,4 +1,4 @@
-import type { PollReport } from "../alerts/poll-changes.js";
+import type { PollReport } from "../alerts/poll-report.js";
 import type { ApiAttempt } from "../api/api-caller.js";
 import {
   ConfigError,
