@@ -1,10 +1,8 @@
 import type { RetentionClient } from "../api/client.js";
 import type { Config } from "../config/schema.js";
-import type { RefusalReason } from "../refusal-tally.js";
 import { lastPulledExport } from "../roster/sources/last-pull.js";
 import { type AlertPipeline, type AlertPipelineOptions, createAlertPipeline } from "./alert-pipeline.js";
 import { type Every, HrisSource } from "./hris-source.js";
-import type { PollReport } from "./poll-report.js";
 import { startWebhookReceiver, type WebhookReceiver } from "./receive-webhook.js";
 
 export interface AlertJobs {
@@ -24,10 +22,6 @@ export interface AlertJobs {
 export interface AlertJobsInput extends Omit<AlertPipelineOptions, "client" | "hris"> {
   readonly config: Pick<Config, "alerts" | "roster" | "state">;
   readonly client: RetentionClient;
-  /** Called after each pass (metrics). */
-  readonly onPass?: (report: PollReport) => void;
-  /** Called for every request the webhook receiver refuses (metrics). */
-  readonly onRefused?: ((reason: RefusalReason) => void) | undefined;
   /** The timer of the HRIS export watch (tests drive it). */
   readonly hrisEvery?: Every | undefined;
 }
@@ -38,7 +32,7 @@ export interface AlertJobsInput extends Omit<AlertPipelineOptions, "client" | "h
  * export (read again whenever it changed, so department and manager stay current in either mode).
  */
 export function createAlertJobs(input: AlertJobsInput): AlertJobs {
-  const { config, hrisEvery, onPass, onRefused, ...options } = input;
+  const { config, hrisEvery, ...options } = input;
   const hris = new HrisSource(
     config.roster,
     options.logger,
@@ -53,16 +47,13 @@ export function createAlertJobs(input: AlertJobsInput): AlertJobs {
       async run(signal) {
         await hris.refresh(new Date());
         const report = await pipeline.poll({ now: new Date(), dryRun: false, signal });
-        onPass?.(report);
+        pipeline.events.emit("poll-pass", { report, at: new Date() });
         if (report.error !== undefined) throw new Error(`poll pass failed: ${report.error}`);
       },
     },
     webhookReceiver: webhookOn
       ? async () => {
-          const receiver = await startWebhookReceiver(config.alerts.webhook, {
-            ...pipeline.webhookDeps(),
-            onRefused,
-          });
+          const receiver = await startWebhookReceiver(config.alerts.webhook, pipeline.webhookDeps());
           // Events accepted before a stop or crash and not yet handed over go first.
           void pipeline.inbox.drain();
           return receiver;
