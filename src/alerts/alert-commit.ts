@@ -1,8 +1,8 @@
 import type { Outbox } from "../delivery/outbox.js";
 import type { Logger } from "../logger.js";
 import type { StateStore, StoreScope } from "../store/state-store.js";
-import { TypedEmitter } from "../typed-emitter.js";
 import type { Alert } from "./alert.js";
+import type { AlertEvents } from "./alert-events.js";
 import type { DeliveryLedger } from "./delivery-ledger.js";
 import type { AlertDraft } from "./plan-deliveries.js";
 
@@ -16,14 +16,6 @@ export interface AlertBatch {
   /** Items of a durable queue this batch consumes (webhook events taken from the inbox). */
   readonly consumed?: { readonly queue: string; readonly ids: readonly string[] } | undefined;
 }
-
-/** What the alert path tells its observers (metrics). */
-export interface AlertEventMap {
-  /** Messages a hand-over (either door) put in the outbox that were new to it. */
-  readonly queued: { readonly count: number };
-}
-
-export class AlertEvents extends TypedEmitter<AlertEventMap> {}
 
 export interface AlertCommitDeps {
   readonly store: StateStore;

@@ -3,13 +3,15 @@ import { PersonMarks } from "../interactive/person-marks.js";
 import type { Logger } from "../logger.js";
 import type { StateStore } from "../store/state-store.js";
 import type { Alert } from "./alert.js";
-import { AlertCommitLog, AlertEvents } from "./alert-commit.js";
+import { AlertCommitLog } from "./alert-commit.js";
+import { AlertEvents } from "./alert-events.js";
 import type { AlertSettings } from "./alert-settings.js";
 import { DeliveryLedger } from "./delivery-ledger.js";
 import type { HrisLookup } from "./enrich.js";
 import { LensList } from "./lens-list.js";
 import { PersonDirectory } from "./person-directory.js";
-import { CURSOR_NAMESPACE, type PollClient, type PollReport, pollOnce } from "./poll-changes.js";
+import { CURSOR_NAMESPACE, type PollClient, pollOnce } from "./poll-changes.js";
+import type { PollReport } from "./poll-report.js";
 import type { WebhookDeps } from "./receive-webhook.js";
 import { SCORES_NAMESPACE, ScoreHistory } from "./score-history.js";
 import { WebhookInbox } from "./webhook-inbox.js";
@@ -27,6 +29,8 @@ export interface AlertPipelineOptions {
   /** Replicas: the store webhook events are accepted into on any replica, and whether this one leads (WebhookInboxDeps). */
   readonly acceptStore?: StateStore | undefined;
   readonly leading?: (() => boolean) | undefined;
+  /** Where the alert path tells what it did (the daemon's observer subscribes first); a new one when absent. */
+  readonly events?: AlertEvents | undefined;
 }
 
 /** The alert path wired once: what `poll`, the daemon and the webhook receiver share. */
@@ -37,7 +41,7 @@ export interface AlertPipeline {
   readonly inbox: WebhookInbox;
   /** Person details from roster list pages, shared by every pass (its request counts show the cost). */
   readonly directory: PersonDirectory;
-  /** What each hand-over (either door) or recovery put in the outbox (metrics subscribe). */
+  /** What each hand-over (either door) or recovery put in the outbox, the passes, the refusals (metrics subscribe). */
   readonly events: AlertEvents;
   poll(options: { now: Date; dryRun: boolean; signal?: AbortSignal | undefined }): Promise<PollReport>;
   /** Dependencies for createWebhookHandler/startWebhookReceiver. */
@@ -48,7 +52,7 @@ export function createAlertPipeline(options: AlertPipelineOptions): AlertPipelin
   const { settings, store, logger, delivery } = options;
   const ledger = new DeliveryLedger(store, settings.retentionMs);
   const cursors = store.namespace(CURSOR_NAMESPACE);
-  const events = new AlertEvents();
+  const events = options.events ?? new AlertEvents();
   const commits = new AlertCommitLog({
     store,
     outbox: delivery.outbox,
@@ -104,6 +108,6 @@ export function createAlertPipeline(options: AlertPipelineOptions): AlertPipelin
         },
         pass,
       ),
-    webhookDeps: () => ({ settings, ledger, inbox, logger }),
+    webhookDeps: () => ({ settings, ledger, inbox, logger, events }),
   };
 }

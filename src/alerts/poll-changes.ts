@@ -1,8 +1,7 @@
 import type { ChangeItem } from "../api/change-item.js";
 import type { RetentionClient } from "../api/client.js";
 import type { DeliveryService } from "../delivery/delivery-service.js";
-import type { FlushReport } from "../delivery/outbox-sender.js";
-import { type ExitCode, exitCodeOf } from "../errors.js";
+import { exitCodeOf } from "../errors.js";
 import type { Logger } from "../logger.js";
 import type { KeyValueNamespace } from "../store/state-store.js";
 import type { Alert } from "./alert.js";
@@ -13,7 +12,7 @@ import { type Lens, lensKey } from "./lens.js";
 import { currentLenses, type LensList } from "./lens-list.js";
 import { minRiskScoreForLens } from "./min-risk-score.js";
 import type { PersonDirectory } from "./person-directory.js";
-import type { AlertDraft } from "./plan-deliveries.js";
+import type { LensReport, PollReport } from "./poll-report.js";
 import { lookbackStartKey, passCursor, pollWindow } from "./poll-window.js";
 import { POACHING_UNROUTED_WHY, splitUnrouted, unroutedSentences } from "./unrouted.js";
 
@@ -31,42 +30,6 @@ export interface PollDeps extends HandOverDeps {
   readonly directory?: PersonDirectory | undefined;
   /** The lens list kept across passes; without it (a one-shot caller) every pass reads the list. */
   readonly lenses?: LensList | undefined;
-}
-
-export interface LensReport {
-  readonly lens: string;
-  readonly since?: string;
-  readonly minRiskScore?: number;
-  fetched: number;
-  fresh: number;
-  duplicates: number;
-  cursor?: string | undefined;
-  skipped?: string;
-  error?: string;
-}
-
-export interface PollReport {
-  readonly lenses: LensReport[];
-  alerts: number;
-  /** Alerts neither a route nor their lens's root route took: not posted. */
-  unrouted: number;
-  /** Of `unrouted`, those of the poaching lens (not posted by default: docs/privacy.md). */
-  unroutedPoaching: number;
-  /** Alerts no route took that went to the catch-all (`slack.channel`). */
-  caughtAll: number;
-  enqueued: number;
-  /** Alerts not posted because the person is snoozed (Slack's Snooze button). */
-  snoozed?: number;
-  digestChannels: string[];
-  /** The messages planned in this pass (what a dry run prints). */
-  drafts: AlertDraft[];
-  flush?: FlushReport;
-  /** Set when the pass could not even list its lenses. */
-  error?: string;
-  /** The exit code that failure maps to: 2 for a setting to fix (a rejected key, a URL without /api/v1). */
-  errorExitCode?: ExitCode;
-  /** Set when shutdown cut the pass short: nothing after the abort was committed or posted. */
-  stopped?: boolean;
 }
 
 async function fetchLens(deps: PollDeps, lens: Lens, report: LensReport, since: string, minRiskScore: number) {

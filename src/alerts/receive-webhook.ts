@@ -2,7 +2,7 @@ import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import { WebhookSignatureError } from "../errors.js";
 import { type Refuse, SERVER_LIMITS, type ServerLimits, startGuardedServer } from "../guarded-server.js";
 import type { Logger } from "../logger.js";
-import type { RefusalReason } from "../refusal-tally.js";
+import type { AlertEvents } from "./alert-events.js";
 import type { AlertSettings } from "./alert-settings.js";
 import { eventKeyOf } from "./dedupe.js";
 import type { DeliveryLedger } from "./delivery-ledger.js";
@@ -19,8 +19,8 @@ export interface WebhookDeps {
   readonly inbox: WebhookInbox;
   readonly logger: Logger;
   readonly now?: () => Date;
-  /** Called for every refused request (the metric); the log shows them as a count per minute. */
-  readonly onRefused?: ((reason: RefusalReason) => void) | undefined;
+  /** Told of every refused request (the metric); the log shows them as a count per minute. */
+  readonly events?: AlertEvents | undefined;
 }
 
 /** An answer to send, or none: the connection is gone (the client left, or a deadline cut it off). */
@@ -187,7 +187,7 @@ export async function startWebhookReceiver(
     port: options.port,
     limits: { ...SERVER_LIMITS, maxConnections: options.maxConnections, ...options.limits },
     logger: deps.logger.child({ component: "webhook" }),
-    onRefused: deps.onRefused,
+    onRefused: (reason) => deps.events?.emit("webhook-refused", { reason }),
     handle: (req, res, refuse) => {
       if (pathnameOf(req.url) !== options.path) {
         refuse("wrong_path");

@@ -1,26 +1,11 @@
 import type { z } from "zod";
 import { ApiError, RateLimitError } from "../errors.js";
 import type { Logger } from "../logger.js";
+import type { ApiAttempt, ApiEvents } from "./api-events.js";
 import { parseBody } from "./parse-body.js";
 import type { RateLimiter, RequestPriority } from "./rate-limiter.js";
 import { type RetryDecision, shouldRetry } from "./retry-policy.js";
 import type { Transport, TransportRequest } from "./transport.js";
-
-/** One attempt of one request, for metrics and health (the daemon observes these). */
-export interface ApiAttempt {
-  readonly method: string;
-  /** The path with numeric and `whe_` ids replaced by `{id}`, so it is a low-cardinality label. */
-  readonly endpoint: string;
-  /** HTTP status, or undefined when no answer came (network error, timeout). */
-  readonly status: number | undefined;
-  readonly code: string | undefined;
-  /** Whether the service answered the way the operation expects (a 2xx with a valid body). */
-  readonly ok: boolean;
-  readonly error: unknown;
-  readonly priority: RequestPriority;
-  readonly waitedMs: number;
-  readonly durationMs: number;
-}
 
 /** `/employees/42/changes` -> `/employees/{id}/changes`. */
 export function endpointOf(path: string): string {
@@ -37,7 +22,7 @@ export interface ApiCallerOptions {
   readonly sleep: (ms: number) => Promise<void>;
   readonly random: () => number;
   readonly now: () => number;
-  readonly onAttempt?: ((attempt: ApiAttempt) => void) | undefined;
+  readonly events?: ApiEvents | undefined;
 }
 
 /** Filled in by `call` so an operation can tell a first answer from one after a retry. */
@@ -54,8 +39,8 @@ export class ApiCaller {
   constructor(private readonly options: ApiCallerOptions) {}
 
   private observe(req: TransportRequest, queued: number, started: number, status: number | undefined, error: unknown) {
-    if (!this.options.onAttempt) return;
-    notify(this.options.onAttempt, {
+    if (!this.options.events) return;
+    notify(this.options.events, {
       method: req.method,
       endpoint: endpointOf(req.path),
       status,
@@ -158,10 +143,10 @@ function explainCappedWait(error: ApiError, decision: RetryDecision): void {
   error.message += ` (the service asked to wait ${asked} s before retrying, longer than this client waits: the request was given up${paused})`;
 }
 
-/** Reports an attempt to the observer; an observer that throws must never break a request. */
-function notify(observer: ((attempt: ApiAttempt) => void) | undefined, attempt: ApiAttempt): void {
+/** Tells the observers of an attempt; an observer that throws must never break a request. */
+function notify(events: ApiEvents, attempt: ApiAttempt): void {
   try {
-    observer?.(attempt);
+    events.emit("attempt", attempt);
   } catch {
     // Metrics are best effort.
   }

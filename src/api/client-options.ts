@@ -1,5 +1,5 @@
 import type { Logger } from "../logger.js";
-import type { ApiAttempt } from "./api-caller.js";
+import type { ApiEvents } from "./api-events.js";
 import type { RateLimiter, RequestPriority } from "./rate-limiter.js";
 import type { Employee } from "./spec-records.js";
 
@@ -22,8 +22,8 @@ export interface RetentionClientOptions {
   priority?: RequestPriority | undefined;
   /** Aborts waiting and in-flight requests (daemon shutdown); the rejection carries the signal's reason. */
   signal?: AbortSignal | undefined;
-  /** Observes every attempt (status, wait for the rate budget, duration): the daemon's metrics and readiness. */
-  onAttempt?: ((attempt: ApiAttempt) => void) | undefined;
+  /** Told of every attempt (status, wait for the rate budget, duration): the daemon's metrics and readiness subscribe. */
+  events?: ApiEvents | undefined;
   /** Test hooks: sleep between retries, jitter source, clock. */
   sleep?: ((ms: number) => Promise<void>) | undefined;
   random?: (() => number) | undefined;

@@ -77,7 +77,7 @@ export class RetentionClient {
       sleep: options.sleep ?? sleepReal,
       random: options.random ?? Math.random,
       now,
-      onAttempt: options.onAttempt,
+      events: options.events,
     });
   }
 

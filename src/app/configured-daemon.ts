@@ -9,17 +9,14 @@ import { HealthMonitor } from "../daemon/health-monitor.js";
 import { LeaderFence } from "../daemon/leadership.js";
 import { createMetrics } from "../daemon/metrics.js";
 import {
-  observeApiAttempt,
-  observeChannelProblem,
-  observePollPass,
   observePullFailure,
-  observeQueued,
   observeReadOnlyKey,
   observeReconcile,
   observeReconcileFailure,
   observeRosterSource,
   observeWebhookSecretMissing,
 } from "../daemon/observe-work.js";
+import { createWorkEvents, observeWorkEvents } from "../daemon/observe-work-events.js";
 import { type DaemonDeps, type RunningDaemon, startDaemon } from "../daemon/run-daemon.js";
 import {
   AuthenticationError,
@@ -70,6 +67,9 @@ export async function startConfiguredDaemon(
   const interactive = interactivitySettings(config);
   const metrics = createMetrics();
   const health = new HealthMonitor(staleAfterMs(config));
+  // Subscribed before any part is built, so no event of theirs goes unobserved.
+  const events = createWorkEvents();
+  observeWorkEvents(events, metrics, health);
   const slack = config.slack.token !== undefined;
   // One shutdown signal for everything: the jobs, the poll client's requests and Slack delivery.
   const shutdown = createShutdownController();
@@ -84,8 +84,7 @@ export async function startConfiguredDaemon(
     fence,
     signal: shutdown.signal,
     logDestination: io.stdout,
-    clientOptions: { onAttempt: (attempt) => observeApiAttempt(metrics, health, attempt) },
-    onChannelProblem: (channel, problem) => observeChannelProblem(metrics, health, channel, problem),
+    events,
   });
   const { logger, delivery } = runtime;
   const shared = runtime.store;
@@ -110,12 +109,10 @@ export async function startConfiguredDaemon(
           delivery,
           signal: shutdown.signal,
           logger: logger.child({ component: "alerts" }),
-          onPass: (report) => observePollPass(metrics, report, new Date()),
-          onRefused: (reason) => metrics.requestsRefused.inc({ server: "webhook", reason }),
+          events: events.alerts,
           hrisEvery: seams.hrisEvery,
         })
       : undefined;
-    alerts?.pipeline.events.on("queued", ({ count }) => observeQueued(metrics, count));
     if (alerts && !slack) logger.warn("SLACK_BOT_TOKEN is not set: alerts are queued in the outbox until it is");
     const webhookProblem = webhookSecretProblem(config);
     if (webhookProblem) {
@@ -249,11 +246,7 @@ export async function startConfiguredDaemon(
             slackApiUrl: config.slack.apiUrl,
             client: runtime.client,
             logger,
-            onOutcome: (kind, outcome) => metrics.slackActions.inc({ kind, outcome }),
-            onSocketState: (state) => {
-              metrics.slackSocketConnected.set(state === "connected" ? 1 : 0);
-              health.statusNote("slack-socket", `slack socket mode: ${state}`);
-            },
+            events: events.interactive,
             beforeApply: seams.beforeApplyPress,
             postsSettled: () => delivery?.sender?.postsSettled() ?? Promise.resolve(),
             leading: () => fence.epoch !== undefined || !replicas,

@@ -2,10 +2,12 @@ import type { RetryOptions, WebClient } from "@slack/web-api";
 import type { Alert } from "../alerts/alert.js";
 import { type AlertSettings, alertSettings } from "../alerts/alert-settings.js";
 import { backlogDigest } from "../alerts/plan-deliveries.js";
+import type { ApiEvents } from "../api/api-events.js";
 import { RetentionClient, type RetentionClientOptions } from "../api/client.js";
 import { RateLimiter } from "../api/rate-limiter.js";
 import type { CommandIO } from "../commands/command-io.js";
 import type { Config } from "../config/schema.js";
+import type { DeliveryEvents } from "../delivery/delivery-events.js";
 import { type DeliveryOptions, DeliveryService } from "../delivery/delivery-service.js";
 import { ConfigError, type ConfigIssue } from "../errors.js";
 import { createLogger, type Logger } from "../logger.js";
@@ -32,11 +34,16 @@ export interface RuntimeNeeds {
   readonly fence?: Fence | undefined;
   /** Test overrides for the delivery sender (retry delays, crash seam). */
   readonly deliveryOptions?: DeliveryOptions<Alert>["sender"];
-  /** The daemon: a channel Slack refuses posts to (or accepts again), for its needs-operator note. */
-  readonly onChannelProblem?: DeliveryOptions<Alert>["onChannelProblem"];
+  /**
+   * The daemon: where the API clients tell each attempt and delivery each channel Slack refuses (or
+   * accepts again); its observer turns them into metrics and readiness.
+   */
+  readonly events?:
+    | { readonly api?: ApiEvents | undefined; readonly delivery?: DeliveryEvents | undefined }
+    | undefined;
   /** Overrides for the API clients (tests pass small retry delays). */
   readonly clientOptions?: Partial<
-    Pick<RetentionClientOptions, "retryBaseDelayMs" | "maxRetries" | "timeoutMs" | "onAttempt" | "signal">
+    Pick<RetentionClientOptions, "retryBaseDelayMs" | "maxRetries" | "timeoutMs" | "signal">
   >;
   /** Overrides the Slack retry policy (`check` fails fast; tests use `{ retries: 0 }`). */
   readonly slackRetry?: RetryOptions;
@@ -159,6 +166,7 @@ export async function openRuntime<const N extends RuntimeNeeds>(
       timeoutMs: config.api.timeoutSeconds * 1000,
       maxRetries: config.api.maxRetries,
       rateLimiter,
+      events: needs.events?.api,
       ...needs.clientOptions,
     };
     // Shutdown cancels polling's requests in flight; reconcile's bulk writes stop between requests
@@ -203,7 +211,7 @@ export async function openRuntime<const N extends RuntimeNeeds>(
           poster: slack ? webClientPoster(slack) : undefined,
           logger,
           signal: needs.signal,
-          onChannelProblem: needs.onChannelProblem,
+          events: needs.events?.delivery,
           ...(needs.deliveryOptions ? { sender: needs.deliveryOptions } : {}),
         });
       }

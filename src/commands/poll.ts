@@ -1,6 +1,6 @@
 import { createAlertPipeline } from "../alerts/alert-pipeline.js";
 import { loadHrisLookup } from "../alerts/hris-lookup.js";
-import type { PollReport } from "../alerts/poll-changes.js";
+import type { PollReport } from "../alerts/poll-report.js";
 import { POACHING_UNROUTED_WHY, unroutedSentences } from "../alerts/unrouted.js";
 import { openRuntime } from "../app/runtime.js";
 import { loadConfig } from "../config/load-config.js";

@@ -1,5 +1,5 @@
-import type { PollReport } from "../alerts/poll-changes.js";
-import type { ApiAttempt } from "../api/api-caller.js";
+import type { PollReport } from "../alerts/poll-report.js";
+import type { ApiAttempt } from "../api/api-events.js";
 import {
   ConfigError,
   RosterFileError,

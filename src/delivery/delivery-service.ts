@@ -2,6 +2,7 @@ import type { Logger } from "../logger.js";
 import type { SlackPoster } from "../slack/slack-poster.js";
 import type { StateStore } from "../store/state-store.js";
 import { ChannelPacer } from "./channel-pacer.js";
+import type { DeliveryEvents } from "./delivery-events.js";
 import { Outbox, type OutboxDraft, ThreadIndex } from "./outbox.js";
 import { type Coalesce, type FlushReport, OutboxSender, type OutboxSenderOptions } from "./outbox-sender.js";
 
@@ -31,8 +32,8 @@ export interface DeliveryOptions<P> {
   readonly term?: (() => unknown) | undefined;
   /** The clock of sent marks, thread roots and the sender (default Date.now). */
   readonly now?: (() => number) | undefined;
-  /** A channel Slack refuses (or, with undefined, accepts again): the daemon's needs-operator note. */
-  readonly onChannelProblem?: OutboxSenderOptions<P>["onChannelProblem"];
+  /** Told of a channel Slack refuses (or accepts again): the daemon's needs-operator note subscribes. */
+  readonly events?: DeliveryEvents | undefined;
   /** Test overrides (retry delays, crash seam). */
   readonly sender?: Partial<Pick<OutboxSenderOptions<P>, "retry" | "maxRateLimitWaitMs" | "afterPost" | "sleep">>;
 }
@@ -61,7 +62,7 @@ export class DeliveryService<P = unknown> {
           coalesce: settings.coalesce,
           signal: options.signal,
           now,
-          onChannelProblem: options.onChannelProblem,
+          events: options.events,
           ...options.sender,
         })
       : undefined;

@@ -3,6 +3,7 @@ import { channelAccessFix, classifySlackError, type SlackFailure } from "../slac
 import type { PostedMessage, SlackPoster } from "../slack/slack-poster.js";
 import { sleepUnlessAborted } from "../timers.js";
 import type { ChannelPacer } from "./channel-pacer.js";
+import type { DeliveryEvents } from "./delivery-events.js";
 import {
   type Outbox,
   type OutboxDraft,
@@ -30,12 +31,6 @@ export interface Coalesce<P> {
   digest(channel: string, waiting: readonly OutboxDraft<P>[]): readonly OutboxDraft<P>[] | undefined;
 }
 
-/** Why Slack refuses a channel's posts, and what the operator does about it. */
-export interface ChannelProblem {
-  readonly code: string;
-  readonly fix: string;
-}
-
 /** How many bodies a channel's drain reads at a time, as it posts. */
 const BODY_BATCH = 20;
 
@@ -57,11 +52,8 @@ export interface OutboxSenderOptions<P = unknown> {
    * this aborts; what was not posted stays in the outbox for the next start.
    */
   readonly signal?: AbortSignal | undefined;
-  /**
-   * A channel Slack refuses posts to until an operator acts (`problem`: Slack's code and the fix),
-   * or, with undefined, a post to a channel that was refused went through again.
-   */
-  readonly onChannelProblem?: ((channel: string, problem: ChannelProblem | undefined) => void) | undefined;
+  /** Told of a channel Slack refuses posts to until an operator acts, and of one accepted again. */
+  readonly events?: DeliveryEvents | undefined;
   /** Test seam: runs between Slack's confirmation and mark-sent, where a crash causes a double post. */
   readonly afterPost?: (entry: OutboxEntry<P>) => Promise<void> | void;
 }
@@ -326,7 +318,7 @@ export class OutboxSender<P = unknown> {
       `Slack refused alerts for ${channel} (${failure.code}); they stay in the outbox until this is fixed: ${fix}`,
     );
     this.refusedChannels.add(channel);
-    this.options.onChannelProblem?.(channel, { code: failure.code, fix });
+    this.options.events?.emit("channel-problem", { channel, problem: { code: failure.code, fix } });
     return "stop-channel";
   }
 
@@ -378,7 +370,8 @@ export class OutboxSender<P = unknown> {
     this.totals.sent += 1;
     for (const key of [...this.loggedProblems])
       if (key.startsWith(`${entry.channel}|`)) this.loggedProblems.delete(key);
-    if (this.refusedChannels.delete(channel)) this.options.onChannelProblem?.(channel, undefined);
+    if (this.refusedChannels.delete(channel))
+      this.options.events?.emit("channel-problem", { channel, problem: undefined });
   }
 
   private async dmChannel(entry: OutboxEntry<P>): Promise<string> {

@@ -9,15 +9,13 @@ import { untrackConfirmBlocks } from "./action-blocks.js";
 import { type ActionJournal, isPersonEntry, type JournalEntry } from "./action-journal.js";
 import { type AccessPolicy, authorize, groupsFor } from "./authorize.js";
 import { type Press, parseInteraction } from "./interaction-payload.js";
+import type { InteractiveEvents, PressOutcome } from "./interactive-events.js";
 import { type InteractiveSlack, tellPresser } from "./interactive-slack.js";
 import { type AppliedAction, updatedMessage } from "./message-update.js";
 import { PersonMarks } from "./person-marks.js";
 import { type PlanPress, parsePlanPress } from "./plan-press.js";
 import { PostedMessages } from "./posted-people.js";
 import type { UsergroupCache } from "./usergroup-cache.js";
-
-/** How a press ended, for metrics (`retention_sync_slack_actions_total{kind,outcome}`). */
-export type PressOutcome = "applied" | "refused" | "failed" | "ignored" | "duplicate";
 
 export interface InteractiveActionsDeps {
   /** The store the journal and the state it changes are written to (the leader's fenced view). */
@@ -30,7 +28,8 @@ export interface InteractiveActionsDeps {
   readonly usergroups: UsergroupCache;
   readonly logger: Logger;
   readonly now?: () => number;
-  readonly onOutcome?: ((kind: string, outcome: PressOutcome) => void) | undefined;
+  /** Told how each press ended. */
+  readonly events?: InteractiveEvents | undefined;
   /** Resolves once every post handed to Slack has its record written (`OutboxSender.postsSettled`); none: nothing to wait for. */
   readonly postsSettled?: (() => Promise<void>) | undefined;
   /** Review and Approve of a reconcile plan held for a person (`PlanApprovals`); absent: such presses are ignored. */
@@ -77,14 +76,14 @@ export class InteractiveActions {
       if (this.deps.plans) return this.deps.plans.receive(planPress, ack);
       await ack();
       logger.warn({ action: planPress.kind, user: planPress.userId }, "press ignored: reconcile approvals are off");
-      this.deps.onOutcome?.(planPress.kind, "ignored");
+      this.deps.events?.emit("press", { kind: planPress.kind, outcome: "ignored" });
       return "ignored";
     }
     const parsed = parseInteraction(body);
     if (!parsed.ok) {
       await ack();
       logger.info({ reason: parsed.reason, user: parsed.userId }, "interactive payload ignored: not a press of ours");
-      this.deps.onOutcome?.("none", "ignored");
+      this.deps.events?.emit("press", { kind: "none", outcome: "ignored" });
       return "ignored";
     }
     const resolved = await this.posted.resolve(parsed.press);
@@ -95,13 +94,13 @@ export class InteractiveActions {
         { action: kind, user: userId, channel, messageTs, reason: resolved.reason },
         "press ignored: it does not match what this daemon posted in that message",
       );
-      this.deps.onOutcome?.(kind, "ignored");
+      this.deps.events?.emit("press", { kind, outcome: "ignored" });
       return "ignored";
     }
     const { press } = resolved;
     if (this.receiving.has(press.id)) {
       await ack();
-      this.deps.onOutcome?.(press.kind, "duplicate");
+      this.deps.events?.emit("press", { kind: press.kind, outcome: "duplicate" });
       return "duplicate";
     }
     this.receiving.add(press.id);
@@ -121,7 +120,7 @@ export class InteractiveActions {
         { action: press.kind, id: press.id, outcome: known.outcome },
         "duplicate press (Slack resent it): not applied again",
       );
-      this.deps.onOutcome?.(press.kind, "duplicate");
+      this.deps.events?.emit("press", { kind: press.kind, outcome: "duplicate" });
       if (known.outcome === "pending" && isPersonEntry(known) && !this.inflight.has(known.id)) return this.apply(known);
       return "duplicate";
     }
@@ -132,7 +131,7 @@ export class InteractiveActions {
       await journal.put({ id: press.id, press, outcome: "refused", journaledAt, detail: "not allowed" });
       await ack();
       logger.info({ action: press.kind, user: press.userId, id: press.id }, "press refused: the user is not allowed");
-      this.deps.onOutcome?.(press.kind, "refused");
+      this.deps.events?.emit("press", { kind: press.kind, outcome: "refused" });
       await this.tell(press, decision.message);
       return "refused";
     }
@@ -200,13 +199,13 @@ export class InteractiveActions {
         },
         "press applied",
       );
-      this.deps.onOutcome?.(press.kind, "applied");
+      this.deps.events?.emit("press", { kind: press.kind, outcome: "applied" });
       return "applied";
     } catch (error) {
       const detail = error instanceof Error ? error.message : String(error);
       this.deps.logger.warn({ err: error, action: press.kind, id: entry.id }, "press could not be applied");
       await this.deps.journal.put({ ...entry, outcome: "failed", detail }).catch(() => undefined);
-      this.deps.onOutcome?.(press.kind, "failed");
+      this.deps.events?.emit("press", { kind: press.kind, outcome: "failed" });
       await this.tell(press, `Sorry, that did not work: ${detail.slice(0, 300)}. Nothing was changed; try again.`);
       return "failed";
     } finally {

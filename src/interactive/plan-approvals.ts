@@ -4,7 +4,8 @@ import { POSTED_NAMESPACE, postedKey } from "../slack/posted-messages.js";
 import type { StateStore } from "../store/state-store.js";
 import type { ActionJournal, JournalEntry } from "./action-journal.js";
 import { type AccessRule, authorizeRule } from "./authorize.js";
-import { type PressOutcome, pressTime } from "./interactive-actions.js";
+import { pressTime } from "./interactive-actions.js";
+import type { InteractiveEvents, PressOutcome } from "./interactive-events.js";
 import { type InteractiveSlack, tellPresser } from "./interactive-slack.js";
 import { readableUtc } from "./message-update.js";
 import { settledPlanMessage } from "./plan-message.js";
@@ -45,7 +46,8 @@ export interface PlanApprovalsDeps {
   readonly usergroups: UsergroupCache;
   readonly logger: Logger;
   readonly now?: () => number;
-  readonly onOutcome?: ((kind: string, outcome: PressOutcome) => void) | undefined;
+  /** Told how each press ended. */
+  readonly events?: InteractiveEvents | undefined;
   /** Resolves once every post handed to Slack has its record written. */
   readonly postsSettled?: (() => Promise<void>) | undefined;
 }
@@ -198,7 +200,7 @@ export class PlanApprovals {
   }
 
   private counted(press: PlanPress, outcome: PressOutcome): PressOutcome {
-    this.deps.onOutcome?.(press.kind, outcome);
+    this.deps.events?.emit("press", { kind: press.kind, outcome });
     return outcome;
   }
 

@@ -4,10 +4,11 @@ import type { StateStore } from "../store/state-store.js";
 import { ActionJournal } from "./action-journal.js";
 import { slackInteractivityHandler } from "./http-endpoint.js";
 import { InteractiveActions, type InteractiveActionsDeps } from "./interactive-actions.js";
+import type { InteractiveEvents } from "./interactive-events.js";
 import type { InteractivitySettings } from "./interactive-settings.js";
 import { webClientInteractiveSlack } from "./interactive-slack.js";
 import { PlanApprovals, type ReconcileApprovals } from "./plan-approvals.js";
-import { type SocketState, type SocketTransport, socketModeTransport } from "./socket-transport.js";
+import { type SocketTransport, socketModeTransport } from "./socket-transport.js";
 import { UsergroupCache, usergroupKvCache } from "./usergroup-cache.js";
 
 export interface InteractivityWiring {
@@ -18,8 +19,8 @@ export interface InteractivityWiring {
   readonly slackApiUrl: string;
   readonly client: InteractiveActionsDeps["client"];
   readonly logger: Logger;
-  readonly onOutcome?: InteractiveActionsDeps["onOutcome"];
-  readonly onSocketState?: ((state: SocketState) => void) | undefined;
+  /** Where the presses and the connection tell what happened (the daemon's observer subscribes first). */
+  readonly events?: InteractiveEvents | undefined;
   readonly beforeApply?: InteractiveActionsDeps["beforeApply"];
   /** Delivery's posts between Slack's answer and the commit that records them (`OutboxSender.postsSettled`). */
   readonly postsSettled?: InteractiveActionsDeps["postsSettled"];
@@ -62,7 +63,7 @@ export function createInteractivity(wiring: InteractivityWiring): Interactivity 
         rule: wiring.settings.policy.approveReconcile,
         usergroups,
         logger,
-        onOutcome: wiring.onOutcome,
+        events: wiring.events,
         postsSettled: wiring.postsSettled,
       })
     : undefined;
@@ -75,7 +76,7 @@ export function createInteractivity(wiring: InteractivityWiring): Interactivity 
     usergroups,
     plans,
     logger,
-    onOutcome: wiring.onOutcome,
+    events: wiring.events,
     beforeApply: wiring.beforeApply,
     postsSettled: wiring.postsSettled,
   });
@@ -87,7 +88,7 @@ export function createInteractivity(wiring: InteractivityWiring): Interactivity 
           apiUrl: wiring.slackApiUrl,
           logger,
           onInteractive: (body, ack) => actions.receive(body, ack),
-          onState: wiring.onSocketState,
+          onState: (state) => wiring.events?.emit("socket-state", { state }),
         })
       : undefined;
   const { signingSecret } = wiring.settings;

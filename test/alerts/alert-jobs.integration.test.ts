@@ -60,8 +60,8 @@ describe("createAlertJobs (the daemon's alerts part)", () => {
         logger: silentLogger(),
       }),
       logger: silentLogger(),
-      onPass: (r) => reports.push(r.alerts),
     });
+    jobs.pipeline.events.on("poll-pass", ({ report }) => reports.push(report.alerts));
     expect(jobs.poll.intervalSeconds).toBe(600);
     await jobs.poll.run(new AbortController().signal);
     await emulator().control.signals({

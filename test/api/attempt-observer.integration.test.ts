@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type ApiAttempt, endpointOf } from "../../src/api/api-caller.js";
+import { endpointOf } from "../../src/api/api-caller.js";
+import { type ApiAttempt, ApiEvents } from "../../src/api/api-events.js";
 import { ServerError } from "../../src/errors.js";
 import { type Harness, startHarness } from "./support/client-setup.js";
 
@@ -11,7 +12,7 @@ describe("endpointOf", () => {
   });
 });
 
-describe("onAttempt observer", () => {
+describe("attempt events", () => {
   let harness: Harness;
   beforeEach(async () => {
     harness = await startHarness();
@@ -20,7 +21,9 @@ describe("onAttempt observer", () => {
 
   it("sees every attempt, failed ones included, with status and endpoint", async () => {
     const attempts: ApiAttempt[] = [];
-    const client = harness.client({ onAttempt: (a) => attempts.push(a), maxRetries: 1 });
+    const events = new ApiEvents();
+    events.on("attempt", (a) => attempts.push(a));
+    const client = harness.client({ events, maxRetries: 1 });
     harness.server.enqueue(
       { status: 502, body: { error: "bad gateway" } },
       {
@@ -45,11 +48,11 @@ describe("onAttempt observer", () => {
   });
 
   it("never lets a throwing observer break a request", async () => {
-    const client = harness.client({
-      onAttempt: () => {
-        throw new Error("metrics broke");
-      },
+    const events = new ApiEvents();
+    events.on("attempt", () => {
+      throw new Error("metrics broke");
     });
+    const client = harness.client({ events });
     harness.server.enqueue({
       status: 200,
       body: { organization: { id: 1, name: "Co" }, competitors: [], scopes: ["read"] },

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { PollReport } from "../../src/alerts/poll-changes.js";
+import type { PollReport } from "../../src/alerts/poll-report.js";
 import { createMetrics } from "../../src/daemon/metrics.js";
 import { observePollPass, observeQueued } from "../../src/daemon/observe-work.js";
 

@@ -8,6 +8,7 @@
  */
 import type { Server } from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
+import { AlertEvents } from "../../src/alerts/alert-events.js";
 import { alertSettings } from "../../src/alerts/alert-settings.js";
 import { DeliveryLedger } from "../../src/alerts/delivery-ledger.js";
 import { startWebhookReceiver, type WebhookDeps } from "../../src/alerts/receive-webhook.js";
@@ -114,12 +115,14 @@ const webhookReceiver: Kind = {
     stores.push(store);
     const refused: RefusalReason[] = [];
     const config = configSchema.parse({ alerts: { webhook: { secrets: [WEBHOOK_SECRET] } } });
+    const events = new AlertEvents();
+    events.on("webhook-refused", ({ reason }) => refused.push(reason));
     const deps: WebhookDeps = {
       settings: alertSettings(config),
       ledger: new DeliveryLedger(store, 60_000),
       inbox: unreachable,
       logger: logs.logger,
-      onRefused: (reason) => refused.push(reason),
+      events,
     };
     const receiver = await startWebhookReceiver(
       { host: "127.0.0.1", port: 0, path: "/hook", maxConnections: config.alerts.webhook.maxConnections, limits },

@@ -7,7 +7,8 @@ import { ActionJournal, isPersonEntry } from "../../src/interactive/action-journ
 import type { AccessPolicy } from "../../src/interactive/authorize.js";
 import { type ActionTarget, encodeButtonValue, encodeOptionValue } from "../../src/interactive/button-value.js";
 import { parseInteraction } from "../../src/interactive/interaction-payload.js";
-import { InteractiveActions, type PressOutcome } from "../../src/interactive/interactive-actions.js";
+import { InteractiveActions } from "../../src/interactive/interactive-actions.js";
+import { InteractiveEvents, type PressOutcome } from "../../src/interactive/interactive-events.js";
 import type { InteractiveSlack } from "../../src/interactive/interactive-slack.js";
 import { PersonMarks } from "../../src/interactive/person-marks.js";
 import { UsergroupCache } from "../../src/interactive/usergroup-cache.js";
@@ -86,6 +87,8 @@ let failPatch: Error | undefined;
 let outcomes: Array<[string, PressOutcome]>;
 
 function service(beforeApply?: () => void, logger: Logger = silentLogger()) {
+  const events = new InteractiveEvents();
+  events.on("press", ({ kind, outcome }) => outcomes.push([kind, outcome]));
   return new InteractiveActions({
     store,
     journal: new ActionJournal(store),
@@ -100,7 +103,7 @@ function service(beforeApply?: () => void, logger: Logger = silentLogger()) {
     policy,
     usergroups: new UsergroupCache((g) => slack.usergroupMembers(g), silentLogger()),
     logger,
-    onOutcome: (kind, outcome) => outcomes.push([kind, outcome]),
+    events,
     beforeApply,
   });
 }
