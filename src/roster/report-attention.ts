@@ -1,7 +1,6 @@
 import { EXIT_OK, EXIT_PARTIAL, type ExitCode } from "../errors.js";
 import { countBy } from "./count-by.js";
-import type { DeferredItem } from "./plan-types.js";
-import type { ReconcileReport } from "./report.js";
+import type { DeferredItem, Finding } from "./plan-types.js";
 import { ROW_ERROR_REASONS, type RowProblem } from "./roster-rows.js";
 import type { DeferReason } from "./seat-budget.js";
 
@@ -17,7 +16,10 @@ export const ROUTINE_DEFERRALS: ReadonlySet<DeferReason> = new Set<DeferReason>(
  * has them, its deferrals and row problems, and how many archives were held, people refused and
  * changes failed.
  */
-export type AttentionFacts = Pick<ReconcileReport, "findings" | "interrupted"> & {
+export interface AttentionFacts {
+  readonly findings: readonly Finding[];
+  /** The run stopped before its plan was applied whole. */
+  readonly interrupted: boolean;
   readonly deferred: readonly DeferredItem[];
   readonly problems: readonly RowProblem[];
   /** The first run of this export: its row problems and held archives are news. */
@@ -25,7 +27,7 @@ export type AttentionFacts = Pick<ReconcileReport, "findings" | "interrupted"> &
   readonly held: number;
   readonly refusals: number;
   readonly failures: number;
-};
+}
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
