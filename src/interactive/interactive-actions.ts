@@ -1,37 +1,25 @@
 import type { EmployeePatch } from "../api/request-types.js";
 import type { Employee } from "../api/spec-records.js";
 import { SlackActionError } from "../errors.js";
-import type { Logger } from "../logger.js";
 import { canonicalProfileUrl } from "../roster/canonical-profile-url.js";
 import { keepUntracked } from "../roster/kept-untracked.js";
-import type { StateStore, StoreScope } from "../store/state-store.js";
+import type { StoreScope } from "../store/state-store.js";
 import { untrackConfirmBlocks } from "./action-blocks.js";
-import { type ActionJournal, isPersonEntry, type JournalEntry } from "./action-journal.js";
+import { isPersonEntry, type JournalEntry } from "./action-journal.js";
 import { type AccessPolicy, authorize, groupsFor } from "./authorize.js";
 import { type Press, parseInteraction } from "./interaction-payload.js";
-import type { InteractiveEvents, PressOutcome } from "./interactive-events.js";
-import { type InteractiveSlack, tellPresser } from "./interactive-slack.js";
+import type { PressOutcome } from "./interactive-events.js";
+import { tellPresser } from "./interactive-slack.js";
 import { type AppliedAction, updatedMessage } from "./message-update.js";
 import { PersonMarks } from "./person-marks.js";
 import { type PlanPress, parsePlanPress } from "./plan-press.js";
 import { PostedMessages } from "./posted-people.js";
-import type { UsergroupCache } from "./usergroup-cache.js";
+import type { PressDeps } from "./press-deps.js";
 
-export interface InteractiveActionsDeps {
-  /** The store the journal and the state it changes are written to (the leader's fenced view). */
-  readonly store: StateStore;
-  readonly journal: ActionJournal;
-  readonly slack: InteractiveSlack;
+export interface InteractiveActionsDeps extends PressDeps {
   /** PATCH /employees/{id} (Stop tracking): a write key. */
   readonly client: { updateEmployee(id: number, patch: EmployeePatch): Promise<Employee> };
   readonly policy: AccessPolicy;
-  readonly usergroups: UsergroupCache;
-  readonly logger: Logger;
-  readonly now?: () => number;
-  /** Told how each press ended. */
-  readonly events?: InteractiveEvents | undefined;
-  /** Resolves once every post handed to Slack has its record written (`OutboxSender.postsSettled`); none: nothing to wait for. */
-  readonly postsSettled?: (() => Promise<void>) | undefined;
   /** Review and Approve of a reconcile plan held for a person (`PlanApprovals`); absent: such presses are ignored. */
   readonly plans?: { receive(press: PlanPress, ack: () => Promise<void>): Promise<PressOutcome> } | undefined;
   /** Test seam: runs after the press is journaled and acked, before anything is applied (the crash window). */

@@ -1,16 +1,14 @@
-import type { Logger } from "../logger.js";
 import { recordedPlan } from "../slack/plan-buttons.js";
 import { POSTED_NAMESPACE, postedKey } from "../slack/posted-messages.js";
-import type { StateStore } from "../store/state-store.js";
-import type { ActionJournal, JournalEntry } from "./action-journal.js";
+import type { JournalEntry } from "./action-journal.js";
 import { type AccessRule, authorizeRule } from "./authorize.js";
 import { pressTime } from "./interactive-actions.js";
-import type { InteractiveEvents, PressOutcome } from "./interactive-events.js";
-import { type InteractiveSlack, tellPresser } from "./interactive-slack.js";
+import type { PressOutcome } from "./interactive-events.js";
+import { tellPresser } from "./interactive-slack.js";
 import { readableUtc } from "./message-update.js";
 import { settledPlanMessage } from "./plan-message.js";
 import type { PlanPress } from "./plan-press.js";
-import type { UsergroupCache } from "./usergroup-cache.js";
+import type { PressDeps } from "./press-deps.js";
 
 /**
  * The port to the roster flow (wired by the composition root): Review's view of a held plan, and
@@ -35,21 +33,11 @@ export interface ReconcileApprovals {
   >;
 }
 
-export interface PlanApprovalsDeps {
-  /** The leader's fenced store: the journal; the claim is written through the port's store. */
-  readonly store: StateStore;
-  readonly journal: ActionJournal;
-  readonly slack: InteractiveSlack;
+export interface PlanApprovalsDeps extends PressDeps {
+  /** The held plans; a claim to apply one is written through this port's store. */
   readonly approvals: ReconcileApprovals;
   /** `slack.interactivity.approveReconcile`. */
   readonly rule: AccessRule;
-  readonly usergroups: UsergroupCache;
-  readonly logger: Logger;
-  readonly now?: () => number;
-  /** Told how each press ended. */
-  readonly events?: InteractiveEvents | undefined;
-  /** Resolves once every post handed to Slack has its record written. */
-  readonly postsSettled?: (() => Promise<void>) | undefined;
 }
 
 /** Said to the presser: who, what. At most this many differences of a stale plan are listed. */
