@@ -9,7 +9,7 @@
 # Renovate or Dependabot (docker ecosystem): their digest updates bump both FROM lines together. A new
 # Node major also changes engines.node (package.json) and the Node line .ci/run tests (.ci/on-node.sh).
 
-# --- build stage: compile TypeScript and the native sqlite3 binding -------------------------
+# --- build stage: bundle the TypeScript (rolldown) and compile the native sqlite3 binding -------------------------
 FROM node:24-slim@sha256:d6aa754f16b3197301076f047b5def2f02ea1dbbc2ca920407d46d7ec7f87b20 AS build
 WORKDIR /app
 # sqlite3 (under @keyv/sqlite) compiles from source when no prebuilt binary matches.
@@ -19,13 +19,13 @@ RUN apt-get update \
 # The lock file is the workspace's (packages/emulator is a workspace), so the emulator's
 # package.json comes along: `npm ci` then installs exactly the lock file and links the workspace.
 # (npm 10 and 11 skip a workspace whose folder is absent without a word, which would also work
-# here, but the daemon's build type-checks its lazy `import("@retention-sync/emulator")` against the
-# package, so the build stage builds it too.) Only the runtime stage is kept: it gets no packages/.
+# here, but `npm run build` builds the emulator package first, for the demo of a checkout.) Only the
+# runtime stage is kept: it gets no packages/.
 COPY package.json package-lock.json ./
 COPY packages/emulator/package.json ./packages/emulator/
 # --ignore-scripts: the "prepare" script would build before the sources are copied.
 RUN npm ci --ignore-scripts && npm rebuild sqlite3
-COPY tsconfig.json tsconfig.build.json ./
+COPY tsconfig.json rolldown.config.ts ./
 COPY packages/emulator/tsconfig.json packages/emulator/tsconfig.build.json ./packages/emulator/
 COPY packages/emulator/src ./packages/emulator/src
 COPY src ./src

@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from "node:fs";
-import { join, posix } from "node:path";
+import { posix } from "node:path";
 import { describe, expect, it } from "vitest";
 import { configSchema } from "../../src/config/schema.js";
 import { runProbe, scriptOf } from "../deploy/support/probe-script.js";
@@ -46,8 +46,10 @@ const lock = JSON.parse(readFileSync("package-lock.json", "utf8")) as {
 const workspaces = Object.entries(lock.packages)
   .filter(([path, entry]) => path.startsWith("packages/") && entry.name !== undefined)
   .map(([path, entry]) => ({ dir: path, name: entry.name ?? "" }));
-const buildConfig = JSON.parse(readFileSync("tsconfig.build.json", "utf8")) as {
-  compilerOptions?: { outDir?: string; rootDir?: string };
+/** The daemon's build (rolldown.config.ts): one entry, bundled into an output folder. */
+const buildConfig = (await import("../../rolldown.config.js")).default as {
+  input?: string;
+  output?: { dir?: string; entryFileNames?: string };
 };
 const finalStage = Math.max(...dockerfile.map((i) => i.stage));
 const dockerignore = readFileSync(".dockerignore", "utf8")
@@ -158,7 +160,7 @@ describe("Dockerfile", () => {
     expect(runs.some((r) => r.includes("npm ci"))).toBe(true);
     expect(runs.some((r) => r.includes("npm run build"))).toBe(true);
     expect(runs.some((r) => /npm prune --omit=dev|npm ci .*--omit=dev/.test(r))).toBe(true);
-    expect(pkg.scripts?.build).toContain("tsconfig.build.json");
+    expect(pkg.scripts?.build).toContain("rolldown.config.ts");
   });
 
   it("starts the compiled CLI that the build produces from src/cli.ts", () => {
@@ -166,9 +168,9 @@ describe("Dockerfile", () => {
     const argv = JSON.parse(cmd?.args ?? "[]") as string[];
     expect(argv[0]).toBe("node");
     expect(argv[2]).toBe("run");
-    const outDir = buildConfig.compilerOptions?.outDir ?? "";
-    const rootDir = buildConfig.compilerOptions?.rootDir ?? "";
-    const builtCli = posix.normalize(join(outDir, posix.relative(rootDir, "src/cli.ts")).replace(/\.ts$/, ".js"));
+    expect(buildConfig.input).toBe("src/cli.ts");
+    const outDir = buildConfig.output?.dir ?? "";
+    const builtCli = posix.join(outDir, (buildConfig.output?.entryFileNames ?? "").replace("[name]", "cli"));
     expect(argv[1]).toBe(builtCli);
     expect(pkg.bin?.["retention-sync"]).toBe(builtCli);
     expect(pkg.main).toBe(builtCli);
