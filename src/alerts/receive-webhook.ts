@@ -1,7 +1,7 @@
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import { WebhookSignatureError } from "../errors.js";
 import { type Refuse, SERVER_LIMITS, type ServerLimits, startGuardedServer } from "../guarded-server.js";
-import type { Logger } from "../logger.js";
+import type { ObservedPart } from "../observed-part.js";
 import type { AlertEvents } from "./alert-events.js";
 import type { AlertSettings } from "./alert-settings.js";
 import { eventKeyOf } from "./dedupe.js";
@@ -12,15 +12,12 @@ import type { WebhookInbox } from "./webhook-inbox.js";
 
 export const MAX_WEBHOOK_BODY_BYTES = 256 * 1024;
 
-export interface WebhookDeps {
+/** Its events tell of every refused request (the metric); the log shows them as a count per minute. */
+export interface WebhookDeps extends ObservedPart<AlertEvents, Date> {
   readonly settings: AlertSettings;
   readonly ledger: DeliveryLedger;
   /** Where an accepted event is stored before the answer, and handed over behind it. */
   readonly inbox: WebhookInbox;
-  readonly logger: Logger;
-  readonly now?: () => Date;
-  /** Told of every refused request (the metric); the log shows them as a count per minute. */
-  readonly events?: AlertEvents | undefined;
 }
 
 /** An answer to send, or none: the connection is gone (the client left, or a deadline cut it off). */
