@@ -9,6 +9,9 @@ type Measured = Exclude<AlertmanagerRun, { skipped: string }>;
 export interface AlertmanagerVerdicts {
   readonly idleRssRatio: number;
   readonly startRatio: number;
+  /** The stack floor's ratios: a target this misses cannot be met on the stack. */
+  readonly floorRssRatio: number;
+  readonly floorStartRatio: number;
   readonly idleRss: boolean;
   readonly start: boolean;
   readonly singleP50: boolean;
@@ -23,6 +26,8 @@ export function alertmanagerVerdicts(run: Measured): AlertmanagerVerdicts {
   return {
     idleRssRatio,
     startRatio,
+    floorRssRatio: run.stackFloor.rssMb / Math.max(0.001, am.idle.rssMedianMb),
+    floorStartRatio: run.stackFloor.startMs / Math.max(0.001, am.startMedianMs),
     idleRss: idleRssRatio <= AM_TARGETS.idleRssRatio,
     start: startRatio <= AM_TARGETS.startRatio,
     singleP50: rs.single.ms.p50 <= AM_TARGETS.singleP50Ms,
@@ -92,6 +97,8 @@ export function alertmanagerTable(run: AlertmanagerRun): string {
     `  targets: idle RSS <= ${AM_TARGETS.idleRssRatio}x Alertmanager's: ${fmt(v.idleRssRatio, 2)}x ${verdict(v.idleRss)}; ` +
       `start to ready <= ${AM_TARGETS.startRatio}x: ${fmt(v.startRatio, 2)}x ${verdict(v.start)}; ` +
       `one event to Slack p50 <= ${AM_TARGETS.singleP50Ms} ms: ${ms(rs.single.ms.p50, 0)} ${verdict(v.singleP50)}; ` +
-      `lost on SIGKILL = 0: ${fmt(rs.kill.lost)} ${verdict(v.noneLost)}\n`,
+      `lost on SIGKILL = 0: ${fmt(rs.kill.lost)} ${verdict(v.noneLost)}`,
+    `  the stack alone (its libraries imported in this node, nothing run): ${fmt(run.stackFloor.rssMb, 1)} MB ` +
+      `(${fmt(v.floorRssRatio, 2)}x Alertmanager's), ready in ${ms(run.stackFloor.startMs, 0)} (${fmt(v.floorStartRatio, 2)}x)\n`,
   ].join("\n");
 }

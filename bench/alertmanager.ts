@@ -18,6 +18,7 @@ import {
 } from "./alertmanager-phases.js";
 import { ensureBuiltCli } from "./daemon-cli.js";
 import { type IdleSample, sampleIdle, spawnService } from "./service-process.js";
+import { measureStackFloor, STACK_LIBRARIES, type StackFloor } from "./stack-floor.js";
 
 export interface AlertmanagerOptions {
   readonly dir: string;
@@ -54,6 +55,8 @@ export type AlertmanagerRun =
       readonly node: string;
       /** A do-nothing `node` process's RSS on this machine (the floor under any Node daemon). */
       readonly bareNodeRssMb: number;
+      /** The stack's libraries imported in a bare node, nothing run: what no daemon on the stack goes under. */
+      readonly stackFloor: StackFloor;
       readonly options: Omit<AlertmanagerOptions, "dir" | "log">;
       readonly alertmanager: ContenderRun;
       readonly retentionSync: ContenderRun;
@@ -141,6 +144,8 @@ export async function runAlertmanager(o: AlertmanagerOptions): Promise<Alertmana
   const ours = await retentionSyncContender({ dir: o.dir, world });
   try {
     const bareNodeRssMb = await bareNodeRss(o.dir, 5);
+    o.log(`alertmanager: the stack's libraries alone (${STACK_LIBRARIES.join(", ")}), ${o.starts} starts`);
+    const stackFloor = await measureStackFloor(o.dir, o.starts, 10);
     const starts = new Map<Contender, number[]>([
       [am, []],
       [ours, []],
@@ -156,7 +161,7 @@ export async function runAlertmanager(o: AlertmanagerOptions): Promise<Alertmana
     const alertmanager = await measure(am, binary.version, starts.get(am) ?? [], world.slack, o);
     const retentionSync = await measure(ours, process.version, starts.get(ours) ?? [], world.slack, o);
     const { dir: _dir, log: _log, ...options } = o;
-    return { node: process.version, bareNodeRssMb, options, alertmanager, retentionSync };
+    return { node: process.version, bareNodeRssMb, stackFloor, options, alertmanager, retentionSync };
   } finally {
     await am.close();
     await ours.close();
