@@ -1,4 +1,7 @@
 import { readFile, stat } from "node:fs/promises";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { request } from "undici";
 import { billingSchema } from "../src/api/spec-records.js";
 import { configSchema } from "../src/config/schema.js";
 import { readRoster, rosterReadOptions } from "../src/roster/read-roster.js";
@@ -46,6 +49,24 @@ export interface PullMeasurement {
 }
 
 /**
+ * A reconcile run calls `GET /me` through undici before it pulls or reads anything (its first
+ * step), so the HTTP client's one-time set-up, compiling its WebAssembly HTTP parser once per
+ * process, is never the pull's. One request to a loopback server here, before the measured part,
+ * for a file source and a pull source alike.
+ */
+async function firstRequestOfTheRun(): Promise<void> {
+  const server = createServer((_req, res) => res.end("{}"));
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  try {
+    const { port } = server.address() as AddressInfo;
+    const res = await request(`http://127.0.0.1:${port}/api/v1/me`);
+    await res.body.text();
+  } finally {
+    await new Promise((resolve) => server.close(resolve));
+  }
+}
+
+/**
  * Child process (`node --expose-gc bench/dist/bench/measure-pull.js <input json>`), pinned to one
  * core by the parent: pulls the export as the daemon does (`rosterPuller`: the configured source,
  * its secrets from this process's environment), then reads, diffs and plans it as measure-plan
@@ -69,6 +90,7 @@ async function measure(input: PullInput): Promise<PullMeasurement> {
   const rules = config.roster;
   const pull = rosterPuller(config, process.env, undefined, undefined, { pullDir: input.pullDir });
   const current = servicePeople(shape);
+  await firstRequestOfTheRun();
   const rssBefore = settledRss();
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
