@@ -9,10 +9,10 @@ import {
   readReport,
   STATUS_FIELDS,
 } from "./bamboohr-pages.js";
-import { type HttpAnswer, type HttpPullOptions, httpRequest, type PullSeams, pullOptions } from "./http-pull.js";
-import type { PullStore } from "./pull-store.js";
+import { type HttpAnswer, type HttpPullOptions, httpRequest, pullOptions } from "./http-pull.js";
+import { PulledSource } from "./pulled-source.js";
 import type { PulledExport, RosterSource } from "./roster-source.js";
-import type { SourceConfig, SourceSecrets } from "./source-secrets.js";
+import type { SourceConfig } from "./source-secrets.js";
 
 type BambooHrConfig = Extract<SourceConfig, { type: "bamboohr" }>;
 
@@ -85,16 +85,8 @@ type Facts = Record<string, string | number | boolean>;
  * no error, the fields the key's user may not see). Anything else that does not end in every page
  * read whole fails the pull (exit 1) and nothing is reconciled.
  */
-export class BambooHrSource implements RosterSource {
+export class BambooHrSource extends PulledSource<BambooHrConfig> implements RosterSource {
   readonly type = "bamboohr" as const;
-
-  constructor(
-    readonly config: BambooHrConfig,
-    readonly secrets: SourceSecrets,
-    readonly store: PullStore,
-    readonly http: PullSeams = {},
-    readonly now: () => Date = () => new Date(),
-  ) {}
 
   async pull(signal?: AbortSignal): Promise<PulledExport> {
     const apiKey = this.secrets.apiKey;

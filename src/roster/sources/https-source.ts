@@ -1,9 +1,9 @@
 import { stat } from "node:fs/promises";
 import { RosterPullError, RosterSourceAuthError } from "../../errors.js";
-import { httpGet, type PullSeams, pullOptions } from "./http-pull.js";
-import type { PullStore } from "./pull-store.js";
+import { httpGet, pullOptions } from "./http-pull.js";
+import { PulledSource } from "./pulled-source.js";
 import type { PulledExport, RosterSource } from "./roster-source.js";
-import type { SourceConfig, SourceSecrets } from "./source-secrets.js";
+import type { SourceConfig } from "./source-secrets.js";
 
 type HttpsConfig = Extract<SourceConfig, { type: "https" }>;
 
@@ -59,16 +59,8 @@ function shownEtag(etag: string): string {
  * complete pull of the same URL are sent back; a 304 is a complete pull of the same export: the
  * kept file, its modification time moved to now, is reconciled again like a fresh nightly file.
  */
-export class HttpsSource implements RosterSource {
+export class HttpsSource extends PulledSource<HttpsConfig> implements RosterSource {
   readonly type = "https" as const;
-
-  constructor(
-    private readonly config: HttpsConfig,
-    private readonly secrets: SourceSecrets,
-    private readonly store: PullStore,
-    private readonly http: PullSeams = {},
-    private readonly now: () => Date = () => new Date(),
-  ) {}
 
   async pull(signal?: AbortSignal): Promise<PulledExport> {
     const options = pullOptions("https", this.http, this.config, signal);

@@ -1,11 +1,11 @@
 import { open } from "node:fs/promises";
 import { z } from "zod";
 import { RosterPullError, RosterSourceAuthError } from "../../errors.js";
-import { type HttpPullOptions, httpGet, type PullSeams, pullOptions } from "./http-pull.js";
+import { type HttpPullOptions, httpGet, pullOptions } from "./http-pull.js";
 import { PageEnvelopeError, type PageList, readPageEnvelope } from "./page-envelope.js";
-import type { PullStore } from "./pull-store.js";
+import { PulledSource } from "./pulled-source.js";
 import type { PulledExport, RosterSource } from "./roster-source.js";
-import type { SourceConfig, SourceSecrets } from "./source-secrets.js";
+import type { SourceConfig } from "./source-secrets.js";
 
 type MergeConfig = Extract<SourceConfig, { type: "merge" }>;
 
@@ -62,16 +62,8 @@ function employeesUrl(baseUrl: string): URL {
  * Only a whole list is an export: a page that fails after the retries of httpGet, a page cut short
  * or a page that is not Merge's list fails the pull, and the last complete pull stays as it was.
  */
-export class MergeSource implements RosterSource {
+export class MergeSource extends PulledSource<MergeConfig> implements RosterSource {
   readonly type = "merge" as const;
-
-  constructor(
-    private readonly config: MergeConfig,
-    private readonly secrets: SourceSecrets,
-    private readonly store: PullStore,
-    private readonly http: PullSeams = {},
-    private readonly now: () => Date = () => new Date(),
-  ) {}
 
   async pull(signal?: AbortSignal): Promise<PulledExport> {
     const headers = this.headers();

@@ -4,6 +4,7 @@ import { RosterPullError, RosterSourceAuthError } from "../../errors.js";
 import { sleepUnlessAborted } from "../../timers.js";
 import type { PullSeams } from "./http-pull.js";
 import type { PullStore } from "./pull-store.js";
+import { PulledSource } from "./pulled-source.js";
 import type { PulledExport, RosterSource } from "./roster-source.js";
 import { describe, plural, type SftpConfig, TryFailed, when } from "./sftp-common.js";
 import { download } from "./sftp-download.js";
@@ -40,17 +41,19 @@ function localName(remoteName: string): string {
  * SSH with the server's host key checked against the configured fingerprint. The pulled export's
  * modification time is the remote file's, so `roster.staleAfter` warns when the newest file is old.
  */
-export class SftpSource implements RosterSource {
+export class SftpSource extends PulledSource<SftpConfig> implements RosterSource {
   readonly type = "sftp" as const;
 
   constructor(
-    readonly config: SftpConfig,
-    readonly secrets: SourceSecrets,
-    readonly store: PullStore,
-    readonly http: PullSeams = {},
-    readonly now: () => Date = () => new Date(),
+    config: SftpConfig,
+    secrets: SourceSecrets,
+    store: PullStore,
+    http: PullSeams = {},
+    now: () => Date = () => new Date(),
     readonly settle: SftpSettleOptions = {},
-  ) {}
+  ) {
+    super(config, secrets, store, http, now);
+  }
 
   /** `sftp://host[:port]/dir/name`: where an export came from, without the user or a credential. */
   origin(remote: string): string {
