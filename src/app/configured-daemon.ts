@@ -127,7 +127,7 @@ export async function startConfiguredDaemon(
     // replica memory and start time.
     const puller = config.roster.enabled ? await import("../roster/sources/roster-puller.js") : undefined;
     // A pull source (roster.source) wins over roster.file: each run pulls the export first.
-    const pullExport = puller?.rosterPuller(config, io.env, reconcileLogger, metrics);
+    const pullExport = puller?.rosterPuller(config, io.env, reconcileLogger, events.pull);
     const rosterFile = config.roster.enabled && pullExport === undefined ? config.roster.file : undefined;
     const rosterFrom = pullExport && puller ? puller.rosterOrigin(config) : rosterFile && `roster file ${rosterFile}`;
     const rosterCode = rosterFrom ? await import("./roster-wiring.js") : undefined;

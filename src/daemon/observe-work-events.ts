@@ -2,6 +2,7 @@ import { AlertEvents } from "../alerts/alert-events.js";
 import { ApiEvents } from "../api/api-events.js";
 import { DeliveryEvents } from "../delivery/delivery-events.js";
 import { InteractiveEvents } from "../interactive/interactive-events.js";
+import { PullEvents } from "../roster/sources/pull-events.js";
 import type { HealthMonitor } from "./health-monitor.js";
 import type { Metrics } from "./metrics.js";
 import { observeApiAttempt, observeChannelProblem, observePollPass, observeQueued } from "./observe-work.js";
@@ -15,6 +16,7 @@ export interface WorkEvents {
   readonly delivery: DeliveryEvents;
   readonly alerts: AlertEvents;
   readonly interactive: InteractiveEvents;
+  readonly pull: PullEvents;
 }
 
 export function createWorkEvents(): WorkEvents {
@@ -23,6 +25,7 @@ export function createWorkEvents(): WorkEvents {
     delivery: new DeliveryEvents(),
     alerts: new AlertEvents(),
     interactive: new InteractiveEvents(),
+    pull: new PullEvents(),
   };
 }
 
@@ -36,6 +39,10 @@ export function observeWorkEvents(events: WorkEvents, metrics: Metrics, health: 
   events.alerts.on("poll-pass", ({ report, at }) => observePollPass(metrics, report, at));
   events.alerts.on("webhook-refused", ({ reason }) => metrics.requestsRefused.inc({ server: "webhook", reason }));
   events.interactive.on("press", ({ kind, outcome }) => metrics.slackActions.inc({ kind, outcome }));
+  events.pull.on("pulled", ({ source, outcome, seconds }) => {
+    metrics.rosterPulls.inc({ source, outcome });
+    metrics.rosterPullSeconds.observe({ source }, seconds);
+  });
   events.interactive.on("socket-state", ({ state }) => {
     metrics.slackSocketConnected.set(state === "connected" ? 1 : 0);
     health.statusNote("slack-socket", `slack socket mode: ${state}`);

@@ -48,6 +48,18 @@ describe("the work events' observer", () => {
     expect(value(metrics, "retention_sync_requests_refused_total", 'server="webhook",reason="bad_signature"')).toBe(2);
   });
 
+  it("counts roster pulls by source and outcome, and times them", async () => {
+    const { events, text } = observed();
+    events.pull.emit("pulled", { source: "merge", outcome: "ok", seconds: 2.5 });
+    events.pull.emit("pulled", { source: "merge", outcome: "failed", seconds: 0.5 });
+    events.pull.emit("pulled", { source: "merge", outcome: "ok", seconds: 1 });
+    const metrics = await text();
+    expect(value(metrics, "retention_sync_roster_pull_total", 'source="merge",outcome="ok"')).toBe(2);
+    expect(value(metrics, "retention_sync_roster_pull_total", 'source="merge",outcome="failed"')).toBe(1);
+    expect(value(metrics, "retention_sync_roster_pull_seconds_count", 'source="merge"')).toBe(3);
+    expect(value(metrics, "retention_sync_roster_pull_seconds_sum", 'source="merge"')).toBe(4);
+  });
+
   it("counts API attempts and says a rejected key on /readyz", async () => {
     const { events, health, text } = observed();
     const attempt = {

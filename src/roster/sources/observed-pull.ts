@@ -1,25 +1,20 @@
 import { RosterSourceAuthError } from "../../errors.js";
 import type { Logger } from "../../logger.js";
+import type { PullEvents, PullOutcome } from "./pull-events.js";
 import type { PulledExport, RosterSource } from "./roster-source.js";
 
 /** Pulls the export once for a run; what reconcile, `check` and the daemon call. */
 export type PullExport = (signal?: AbortSignal) => Promise<PulledExport>;
 
-export type PullOutcome = "ok" | "not_modified" | "failed" | "refused";
-
-export interface PullObserver {
-  pulled(source: string, outcome: PullOutcome, seconds: number): void;
-}
-
 /** A source's pull, timed, counted and logged (origin and facts only: never a credential). */
-export function observedPull(source: RosterSource, logger?: Logger, observer?: PullObserver): PullExport {
+export function observedPull(source: RosterSource, logger?: Logger, events?: PullEvents): PullExport {
   return async (signal) => {
     const started = performance.now();
     const seconds = () => (performance.now() - started) / 1000;
     try {
       const pulled = await source.pull(signal);
       const outcome: PullOutcome = pulled.facts.notModified === true ? "not_modified" : "ok";
-      observer?.pulled(source.type, outcome, seconds());
+      events?.emit("pulled", { source: source.type, outcome, seconds: seconds() });
       logger?.info(
         {
           component: "roster-source",
@@ -33,7 +28,7 @@ export function observedPull(source: RosterSource, logger?: Logger, observer?: P
       return pulled;
     } catch (error) {
       const outcome: PullOutcome = error instanceof RosterSourceAuthError ? "refused" : "failed";
-      observer?.pulled(source.type, outcome, seconds());
+      events?.emit("pulled", { source: source.type, outcome, seconds: seconds() });
       logger?.warn(
         { component: "roster-source", source: source.type, err: error },
         "roster pull failed: nothing reconciled",
