@@ -17,6 +17,7 @@ import {
   startReady,
 } from "./alertmanager-phases.js";
 import { ensureBuiltCli } from "./daemon-cli.js";
+import { median } from "./median.js";
 import { type IdleSample, sampleIdle, spawnService } from "./service-process.js";
 import { measureStackFloor, STACK_LIBRARIES, type StackFloor } from "./stack-floor.js";
 
@@ -61,8 +62,6 @@ export type AlertmanagerRun =
       readonly alertmanager: ContenderRun;
       readonly retentionSync: ContenderRun;
     };
-
-const median = (values: readonly number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
 
 async function bareNodeRss(dir: string, seconds: number): Promise<number> {
   const service = spawnService({

@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import { REPO_ROOT } from "./daemon-cli.js";
+import { median } from "./median.js";
 import { freePort, msToReady, sampleIdle, spawnService } from "./service-process.js";
 
 /**
@@ -23,8 +24,6 @@ export interface StackFloor {
   /** Spawn to answering 200 once every library is imported: median of the starts, ms. */
   readonly startMs: number;
 }
-
-const median = (values: readonly number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
 
 /** A process that imports the stack, answers 200 on a loopback port, and does nothing else. */
 function floorScript(port: number): string {

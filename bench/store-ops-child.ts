@@ -1,6 +1,7 @@
 import { Outbox, ThreadIndex } from "../src/delivery/outbox.js";
 import { openStateStore } from "../src/store/state-store.js";
 import { childMain, progress } from "./child-process.js";
+import { median } from "./median.js";
 import { ClientSocketBytes, endSpan, type SpanCost, startSpan, stateFileBytes } from "./proc-stats.js";
 import type { StoreOpsInput, StoreOpsRun } from "./store-ops.js";
 import { singleDrafts } from "./synthetic-changes.js";
@@ -23,8 +24,6 @@ function per(cost: SpanCost, count: number) {
       : {}),
   };
 }
-
-const median = (values: readonly number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
 
 /**
  * The outbox's queue operations on a real state store (a SQLite file, or a database on the bench's
