@@ -79,7 +79,13 @@ export async function startInteractiveWorld(options: { people?: number } = {}): 
   });
   if ((options.people ?? 4) > 0) await emulator.control.seedPeople({ count: options.people ?? 4, tracked: true });
   // Resends come quickly: the resend test's envelope goes unacked until the daemon is back.
-  const slack = await startFakeSlack({ usergroups: { [HR_GROUP]: [GROUP_MEMBER] }, socketResendAfterMs: 200 });
+  // Carol is a workspace user: an ephemeral note to her is answered `user_not_in_channel` otherwise
+  // (Dave is one as a member of the group), whichever of the two wins a race of approvals.
+  const slack = await startFakeSlack({
+    users: { "manager@example.com": "UMANAGER01", "carol@example.com": ALLOWED },
+    usergroups: { [HR_GROUP]: [GROUP_MEMBER] },
+    socketResendAfterMs: 200,
+  });
   const files = await rosterDir();
   const client = new RetentionClient({ baseUrl: emulator.baseUrl, apiKey: emulator.readKey });
   const logs = captureStream();
