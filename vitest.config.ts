@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { configDefaults, defineConfig, type TestProjectInlineConfiguration } from "vitest/config";
 
 /**
@@ -37,6 +38,10 @@ function project(name: string, include: string[], exclude: string[] = []): TestP
 
 export default defineConfig({
   test: {
+    // Vitest's default (one core less than the machine has) runs the suite one file at a time on a
+    // 2-core machine, the size CI and the container hosts have; files mostly wait on child
+    // processes and loopback I/O, so two at a time there halves the wait without starving them.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     reporters: ["default"],
     // Once for the whole run, whichever projects run: the audit's summary line and its verdict.
     globalSetup: ["test/setup/log-audit-global.ts"],
