@@ -291,6 +291,24 @@ export async function startMergeFake(people: MergeFakePerson[] = []): Promise<Me
   const faults = new Map<number, MergeFault[]>();
   const requests: MergeFakeRequest[] = [];
 
+  /**
+   * The people a pull pages through, taken at its first page: later pages read the same list, as
+   * a cursor of Merge's does (and 100,000 people are not filtered and indexed again per page).
+   */
+  let pinned:
+    | { includeDeleted: boolean; listed: MergeFakePerson[]; byRemoteId: Map<string, MergeFakePerson> }
+    | undefined;
+  const listing = (offset: number, includeDeleted: boolean) => {
+    if (offset === 0 || pinned?.includeDeleted !== includeDeleted) {
+      pinned = {
+        includeDeleted,
+        listed: fake.people.filter((p) => p.deleted !== true || includeDeleted),
+        byRemoteId: new Map(fake.people.map((p) => [p.remoteId, p])),
+      };
+    }
+    return pinned;
+  };
+
   const fake: MergeFake = {
     url: "",
     apiKey,
@@ -389,10 +407,7 @@ export async function startMergeFake(people: MergeFakePerson[] = []): Promise<Me
       }
     }
 
-    const listed = fake.people.filter(
-      (p) => p.deleted !== true || url.searchParams.get("include_deleted_data") === "true",
-    );
-    const byRemoteId = new Map(fake.people.map((p) => [p.remoteId, p]));
+    const { listed, byRemoteId } = listing(offset, url.searchParams.get("include_deleted_data") === "true");
     const slice = listed.slice(offset, offset + pageSize);
     const end = offset + pageSize;
     answer(200);
