@@ -84,8 +84,16 @@ export interface StartedFake {
   close(): Promise<void>;
 }
 
-/** Starts the fake of `source` on 127.0.0.1, seeded with `people`, in this process. */
-export async function startFake(source: PullSourceName, people: readonly PullPerson[]): Promise<StartedFake> {
+/**
+ * Starts the fake of `source` on 127.0.0.1, seeded with `people`, in this process. Merge's fake
+ * answers each of its 1,000 pages `mergePageDelayMs` late (a real API's latency; the others answer
+ * at once: one or a hundred answers, where a wait changes little).
+ */
+export async function startFake(
+  source: PullSourceName,
+  people: readonly PullPerson[],
+  mergePageDelayMs = 0,
+): Promise<StartedFake> {
   switch (source) {
     case "https": {
       const fake: HttpsFake = await startHttpsFake({ rows: raasRows(people) });
@@ -112,7 +120,7 @@ export async function startFake(source: PullSourceName, people: readonly PullPer
       };
     }
     case "merge": {
-      const fake: MergeFake = await startMergeFake(mergeFakePeople(people));
+      const fake: MergeFake = await startMergeFake(mergeFakePeople(people), { pageDelayMs: mergePageDelayMs });
       return {
         source,
         rosterSource: { type: "merge", baseUrl: fake.url },

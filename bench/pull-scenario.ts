@@ -67,6 +67,7 @@ export interface PullVariant {
 export interface PullRun {
   readonly shape: RosterShape;
   readonly runs: number;
+  readonly mergePageDelayMs: number;
   readonly pinnedToOneCore: boolean;
   readonly variants: PullVariant[];
   /** Whether every variant planned the same steps as the CSV. */
@@ -115,6 +116,8 @@ export interface PullOptions {
   readonly shape: RosterShape;
   /** Children per variant; the figures are their medians. */
   readonly runs: number;
+  /** How late Merge's fake answers each page (`--pull-page-delay-ms`). */
+  readonly mergePageDelayMs: number;
   readonly log: (line: string) => void;
 }
 
@@ -143,7 +146,7 @@ export async function runPull(options: PullOptions): Promise<PullRun> {
   try {
     for (const source of PULL_SOURCES) {
       const started = performance.now();
-      fakes.set(source, await startFake(source, people));
+      fakes.set(source, await startFake(source, people, options.mergePageDelayMs));
       log(
         `pull: ${source} fake seeded with ${people.length} people in ${((performance.now() - started) / 1000).toFixed(1)} s`,
       );
@@ -230,5 +233,5 @@ export async function runPull(options: PullOptions): Promise<PullRun> {
   const plan = (m: PullMeasurement) => JSON.stringify([m.planned, m.deferred, m.rows]);
   const expected = base.runs[0] ? plan(base.runs[0]) : "";
   const samePlan = variants.every((v) => v.runs.every((m) => plan(m) === expected));
-  return { shape, runs: options.runs, pinnedToOneCore, variants, samePlan };
+  return { shape, runs: options.runs, mergePageDelayMs: options.mergePageDelayMs, pinnedToOneCore, variants, samePlan };
 }

@@ -60,7 +60,7 @@ export function pullTable(run: PullRun, load: string): string {
     .join("\n  ");
   return (
     table(
-      `Pull + read + diff + plan, ${fmt(run.shape.size)} people, medians of ${run.runs} run(s), each a child process${run.pinnedToOneCore ? " pinned to one core" : ""}${load}`,
+      `Pull + read + diff + plan, ${fmt(run.shape.size)} people, medians of ${run.runs} run(s)${run.mergePageDelayMs > 0 ? `, Merge's pages answered ${run.mergePageDelayMs} ms late` : ""}, each a child process${run.pinnedToOneCore ? " pinned to one core" : ""}${load}`,
       head,
       rows,
     ) +

@@ -169,6 +169,7 @@ Roster:
 Pull (the fakes of test/helpers/fakes on 127.0.0.1, served from this process):
   --pull-size N               people (default 100000; 10000 with --quick)
   --pull-runs N               children per source, interleaved; the figures are medians (default 5)
+  --pull-page-delay-ms N      Merge's fake answers each of its pages N ms late, as a real API does (default 0)
 Alerts (polling, webhook burst):
   --alerts N                  changes (default 10000; 2000 with --quick)
 Poll path:
@@ -280,6 +281,7 @@ async function main(): Promise<void> {
       "rss-changes-per-pass": { type: "string" },
       "pull-size": { type: "string" },
       "pull-runs": { type: "string" },
+      "pull-page-delay-ms": { type: "string" },
       "am-idle-seconds": { type: "string" },
       "am-starts": { type: "string" },
       "am-singles": { type: "string" },
@@ -348,6 +350,7 @@ async function main(): Promise<void> {
   const pull = {
     size: positiveInt(values["pull-size"], "--pull-size", quick ? 10_000 : 100_000, 100),
     runs: positiveInt(values["pull-runs"], "--pull-runs", quick ? 1 : 5),
+    mergePageDelayMs: positiveInt(values["pull-page-delay-ms"], "--pull-page-delay-ms", 0, 0),
   };
   const amBurst = positiveInt(values["am-burst"], "--am-burst", 2_000, 2);
   const alertmanager = {
@@ -498,7 +501,7 @@ async function main(): Promise<void> {
       await writeBilling(billingFile);
       log(`pull: ${pull.size} people, ${pull.runs} runs per source (children pinned to one core)`);
       pullRun = await withLoad("pull", () =>
-        runPull({ dir, billingFile, shape: standardShape(pull.size), runs: pull.runs, log }),
+        runPull({ dir, billingFile, shape: standardShape(pull.size), ...pull, log }),
       );
     }
     let alertmanagerRun: AlertmanagerRun | undefined;

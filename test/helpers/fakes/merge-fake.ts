@@ -283,7 +283,15 @@ function json(res: ServerResponse, status: number, body: unknown, headers: Recor
   res.end(text);
 }
 
-export async function startMergeFake(people: MergeFakePerson[] = []): Promise<MergeFake> {
+export interface MergeFakeOptions {
+  /** Each page of the list is answered this long after its request (a vendor's latency; 0: at once). */
+  readonly pageDelayMs?: number;
+}
+
+export async function startMergeFake(
+  people: MergeFakePerson[] = [],
+  options: MergeFakeOptions = {},
+): Promise<MergeFake> {
   const apiKey = `merge_test_${randomBytes(18).toString("base64url")}`;
   const accountToken = `acct_${randomBytes(18).toString("base64url")}`;
   registerSecret(apiKey, "fake Merge API key");
@@ -411,11 +419,14 @@ export async function startMergeFake(people: MergeFakePerson[] = []): Promise<Me
     const slice = listed.slice(offset, offset + pageSize);
     const end = offset + pageSize;
     answer(200);
-    json(res, 200, {
+    const list = {
       next: end < listed.length ? mergeCursor(end) : null,
       previous: offset > 0 ? mergeCursor(Math.max(0, offset - pageSize)) : null,
       results: slice.map((p) => employee(p, expand, byRemoteId)),
-    });
+    };
+    const delayMs = options.pageDelayMs ?? 0;
+    if (delayMs > 0) setTimeout(() => json(res, 200, list), delayMs);
+    else json(res, 200, list);
   };
 
   const server = createServer(handle);
