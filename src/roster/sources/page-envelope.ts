@@ -46,6 +46,8 @@ const OPEN_ARRAY = 0x5b;
 const CLOSE_ARRAY = 0x5d;
 const COMMA = 0x2c;
 const COLON = 0x3a;
+/** Bytes of a string looked at one by one before indexOf takes over. */
+const SHORT_STRING = 64;
 
 function isSpace(byte: number | undefined): boolean {
   return byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09;
@@ -75,7 +77,18 @@ class PageWalker {
 
   /** The offset after the closing quote of the string that opens at `at`. */
   string(at: number): number {
-    let q = at;
+    const body = this.body;
+    // Most strings (member names, ids, short values) close within a few bytes: a loop here costs
+    // less than a call of indexOf for each; what is longer is left to indexOf. No byte of a UTF-8
+    // sequence is a quote or a backslash, so bytes are safe to step through.
+    const near = Math.min(body.length, at + SHORT_STRING);
+    let i = at + 1;
+    for (; i < near; i += 1) {
+      const byte = body[i];
+      if (byte === QUOTE) return i + 1;
+      if (byte === BACKSLASH) i += 1;
+    }
+    let q = i - 1;
     for (;;) {
       q = this.body.indexOf(QUOTE, q + 1);
       if (q === -1) throw syntax("it ends inside a string");
@@ -88,10 +101,11 @@ class PageWalker {
 
   /** The offset after the object or array that opens at `at`: strings skipped, brackets matched. */
   container(at: number): number {
+    const body = this.body;
     const closers: number[] = [];
     let i = at;
     for (;;) {
-      const byte = this.body[i];
+      const byte = body[i];
       if (byte === undefined) throw syntax("it ends before its last bracket is closed");
       if (byte === QUOTE) {
         i = this.string(i);

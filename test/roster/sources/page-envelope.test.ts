@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { PageEnvelopeError, readPageEnvelope } from "../../../src/roster/sources/page-envelope.js";
 
@@ -64,5 +65,34 @@ describe("readPageEnvelope", () => {
     const read = readPageEnvelope(page('{"__proto__": {"x": 1}, "results": []}'), "results");
     expect(Object.getPrototypeOf(read.members)).toBeNull();
     expect(Object.getOwnPropertyDescriptor(read.members, "__proto__")?.value).toEqual({ x: 1 });
+  });
+});
+
+describe("readPageEnvelope on any JSON page", () => {
+  // Strings short and long, with quotes and backslashes anywhere: the walk steps through short
+  // strings byte by byte and hands long ones to indexOf, and must end each one where JSON does.
+  const text = fc.string({ unit: fc.constantFrom("a", '"', "\\", "é", "]", "}", " "), maxLength: 200 });
+  const record = fc.dictionary(text, fc.oneof(text, fc.integer(), fc.array(text, { maxLength: 3 })), { maxKeys: 4 });
+
+  it("finds every record and keeps them byte for byte, whatever their strings hold", () => {
+    fc.assert(
+      fc.property(fc.array(record, { maxLength: 8 }), text, (records, cursor) => {
+        const body = JSON.stringify({ next: cursor, results: records, count: records.length });
+        const read = readPageEnvelope(page(body), "results");
+        expect(read.members).toEqual({ next: cursor, count: records.length });
+        expect(read.list?.count).toBe(records.length);
+        expect(JSON.parse(`[${read.list?.inner.toString() ?? ""}]`)).toEqual(records);
+      }),
+    );
+  });
+
+  it("refuses the page cut anywhere", () => {
+    fc.assert(
+      fc.property(fc.array(record, { minLength: 1, maxLength: 4 }), fc.nat(), (records, at) => {
+        const body = JSON.stringify({ results: records, next: null });
+        const cut = at % body.length;
+        expect(() => readPageEnvelope(page(body.slice(0, cut)), "results")).toThrow(PageEnvelopeError);
+      }),
+    );
   });
 });
