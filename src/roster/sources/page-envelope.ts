@@ -90,11 +90,11 @@ class PageWalker {
     }
     let q = i - 1;
     for (;;) {
-      q = this.body.indexOf(QUOTE, q + 1);
+      q = body.indexOf(QUOTE, q + 1);
       if (q === -1) throw syntax("it ends inside a string");
       // A quote after an odd run of backslashes is part of the string.
       let slashes = 0;
-      while (this.body[q - 1 - slashes] === BACKSLASH) slashes += 1;
+      while (body[q - 1 - slashes] === BACKSLASH) slashes += 1;
       if (slashes % 2 === 0) return q + 1;
     }
   }
