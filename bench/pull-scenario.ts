@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import type { PullInput, PullMeasurement } from "./measure-pull.js";
+import { median } from "./median.js";
 import {
   hrisPeople,
   PULL_LABELS,
@@ -73,12 +74,6 @@ export interface PullRun {
   /** Whether every variant planned the same steps as the CSV. */
   readonly samePlan: boolean;
 }
-
-const median = (values: readonly number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? (sorted[mid] ?? 0) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
-};
 
 /** The pulled file each source's pull leaves in its pull folder. */
 const PULLED_FILE: Record<PullSourceName, string> = {
